@@ -1,0 +1,64 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The `CoreData` shim re-exports OpenCoreData under Apple's module name, so that
+// `import CoreData` compiles on Linux. On Apple platforms the real framework wins.
+#if canImport(Darwin)
+let isApplePlatform = true
+#else
+let isApplePlatform = false
+#endif
+
+var products: [Product] = [
+    .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+    .executable(name: "coredata", targets: ["coredata"]),
+    .executable(name: "coredata-tutorial", targets: ["coredata-tutorial"]),
+]
+
+var targets: [Target] = [
+    .target(
+        name: "OpenCoreData",
+        path: "Sources/OpenCoreData"
+    ),
+    .target(
+        name: "CoreDataCLI",
+        dependencies: [
+            "OpenCoreData",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        path: "Sources/CoreDataCLI"
+    ),
+    .executableTarget(
+        name: "coredata",
+        dependencies: ["CoreDataCLI"],
+        path: "Sources/coredata"
+    ),
+    .executableTarget(
+        name: "coredata-tutorial",
+        dependencies: [
+            "OpenCoreData",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        path: "Sources/coredata-tutorial"
+    ),
+    .testTarget(
+        name: "OpenCoreDataTests",
+        dependencies: ["OpenCoreData", "CoreDataCLI"],
+        path: "Tests/OpenCoreDataTests"
+    ),
+]
+
+if !isApplePlatform {
+    products.append(.library(name: "CoreData", targets: ["CoreData"]))
+    targets.append(.target(name: "CoreData", dependencies: ["OpenCoreData"], path: "Sources/CoreData"))
+    targets.append(.testTarget(name: "CoreDataShimTests", dependencies: ["CoreData"], path: "Tests/CoreDataShimTests"))
+}
+
+let package = Package(
+    name: "OpenCoreData",
+    products: products,
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: targets
+)

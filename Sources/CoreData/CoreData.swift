@@ -1,0 +1,2 @@
+// `import CoreData` on Linux: the whole of OpenCoreData under Apple's module name.
+@_exported import OpenCoreData

@@ -1,0 +1,3 @@
+import CoreDataCLI
+
+CoreDataCommand.main()
