@@ -2,7 +2,10 @@
 /// selector or a comparator.
 ///
 /// OpenCoreData declares its own `NSSortDescriptor` because swift-corelibs-foundation makes
-/// `init(key:ascending:)` unavailable on Linux (it has no key-value coding).
+/// `init(key:ascending:)` unavailable on Linux (it has no key-value coding). Keys are read with
+/// the evaluator's key-value coding (``KeyValueAccess``): dictionaries, ``KeyValueCoding``
+/// adopters, Swift values by reflection, and collection operators such as `items.@count`.
+/// Numbers compare across widths as `NSNumber` does.
 ///
 /// Differences from Apple:
 /// - the selector names one of `compare:`, `caseInsensitiveCompare:`, `localizedCompare:`,
@@ -10,7 +13,8 @@
 ///   initialization with a message naming the supported ones, as no message is sent to values;
 /// - values that cannot be compared (a string with a number) trap with a message naming both,
 ///   where Apple raises an unrecognized-selector exception;
-/// - `NSNull` sorts like `nil`, before every other value.
+/// - `NSNull` sorts like `nil`, before every other value;
+/// - an unknown key traps with a message naming the key and the object's type.
 open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable {
     /// How two values are ordered: a named comparison or a caller's comparator.
     private enum Ordering {
@@ -99,7 +103,7 @@ open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable {
             return comparison.compare(a, b)
         case .comparator(let comparator):
             // nil first, as with selectors; the comparator only sees values.
-            switch (SortValueReader.nonNull(a), SortValueReader.nonNull(b)) {
+            switch (SortComparison.nonNull(a), SortComparison.nonNull(b)) {
             case (nil, nil): return .orderedSame
             case (nil, _): return .orderedAscending
             case (_, nil): return .orderedDescending
@@ -110,7 +114,11 @@ open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable {
 
     private func value(in object: Any) -> Any? {
         guard let key else { return object }
-        return SortValueReader.value(of: object, forKeyPath: key)
+        do {
+            return try KeyValueAccess.value(forKeyPath: key, of: object)
+        } catch {
+            preconditionFailure("NSSortDescriptor: can't read the key path \(key) of \(type(of: object)): \(error)")
+        }
     }
 
     // MARK: Description, equality, copying

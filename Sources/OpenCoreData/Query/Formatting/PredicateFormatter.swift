@@ -187,7 +187,7 @@ struct PredicateFormatter {
     // MARK: Constants
 
     func formatConstant(_ value: Any?) -> String {
-        guard let value = Self.unwrapOptional(value) else { return "nil" }
+        guard let value = ValueComparison.unwrap(value) else { return "nil" }
         switch value {
         case is NSNull:
             return "nil"
@@ -213,24 +213,17 @@ struct PredicateFormatter {
         }
     }
 
-    /// Numbers as `NSNumber` prints them: integers plainly, integral doubles without `.0`.
+    /// Numbers as `NSNumber` prints them: integers plainly, integral doubles without `.0`,
+    /// Booleans as `1`/`0`. Any width is read through ``NumericValue``.
     static func formatNumber(_ value: Any) -> String? {
-        switch value {
-        case let v as Int: return String(v)
-        case let v as Int8: return String(v)
-        case let v as Int16: return String(v)
-        case let v as Int32: return String(v)
-        case let v as Int64: return String(v)
-        case let v as UInt: return String(v)
-        case let v as UInt8: return String(v)
-        case let v as UInt16: return String(v)
-        case let v as UInt32: return String(v)
-        case let v as UInt64: return String(v)
-        case let v as Double: return formatFloatingPoint(v, v.description)
-        case let v as Float: return formatFloatingPoint(Double(v), v.description)
-        case let v as Decimal: return v.description
-        case let v as NSNumber: return formatNSNumber(v)
-        default: return nil
+        // A Float keeps its own shortest form: 0.1 rather than 0.10000000149011612.
+        if let float = value as? Float { return formatFloatingPoint(Double(float), float.description) }
+        switch NumericValue(value) {
+        case .integer(let v): return String(v)
+        case .unsigned(let v): return String(v)
+        case .double(let v): return formatFloatingPoint(v, v.description)
+        case .decimal(let v): return v.description
+        case nil: return nil
         }
     }
 
@@ -241,31 +234,9 @@ struct PredicateFormatter {
         return shortest
     }
 
-    private static func formatNSNumber(_ number: NSNumber) -> String {
-        let type = String(cString: number.objCType)
-        switch type {
-        case "f", "d":
-            return formatFloatingPoint(number.doubleValue, number.doubleValue.description)
-        case "c", "B":
-            return number.int64Value == 0 ? "0" : "1"
-        case "Q":
-            return String(number.uint64Value)
-        default:
-            return String(number.int64Value)
-        }
-    }
-
     private static func isNegativeNumber(_ value: Any?) -> Bool {
-        guard let value = unwrapOptional(value), !(value is Bool), let text = formatNumber(value) else { return false }
+        guard let value = ValueComparison.unwrap(value), !(value is Bool), let text = formatNumber(value) else { return false }
         return text.hasPrefix("-")
-    }
-
-    /// Looks through an `Optional` boxed in `Any`.
-    static func unwrapOptional(_ value: Any?) -> Any? {
-        guard let value else { return nil }
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        return mirror.children.first.flatMap { unwrapOptional($0.value) }
     }
 
     // MARK: Lexical helpers

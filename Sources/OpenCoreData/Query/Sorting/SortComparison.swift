@@ -14,9 +14,7 @@ enum SortComparison: String, Sendable, CaseIterable {
     /// Traps with a message naming both values when they cannot be compared (a string with a
     /// number, a type with no order), where Apple raises an unrecognized-selector exception.
     func compare(_ a: Any?, _ b: Any?) -> ComparisonResult {
-        let a = SortValueReader.nonNull(a)
-        let b = SortValueReader.nonNull(b)
-        switch (a, b) {
+        switch (Self.nonNull(a), Self.nonNull(b)) {
         case (nil, nil): return .orderedSame
         case (nil, _): return .orderedAscending
         case (_, nil): return .orderedDescending
@@ -27,20 +25,18 @@ enum SortComparison: String, Sendable, CaseIterable {
         }
     }
 
+    /// `nil` for `nil`, `NSNull` and an empty optional boxed in `Any`; otherwise the value.
+    static func nonNull(_ value: Any?) -> Any? {
+        ValueComparison.isNull(value) ? nil : ValueComparison.unwrap(value)
+    }
+
     private func compareValues(_ a: Any, _ b: Any) -> ComparisonResult? {
-        if let x = a as? String, let y = b as? String {
+        if let x = ValueComparison.string(a), let y = ValueComparison.string(b) {
             return compareStrings(x, y)
         }
         guard self == .compare else { return nil }
-        if let x = a as? Date, let y = b as? Date {
-            return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
-        }
-        if let x = a as? Decimal, let y = b as? Decimal {
-            return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
-        }
-        if let x = Self.number(a), let y = Self.number(b) {
-            return x.compare(y)
-        }
+        // Numbers across widths, dates, data, UUIDs and URLs, as the evaluator orders them.
+        if let result = ValueComparison.compare(a, b, options: []) { return result }
         if let x = a as? any Comparable {
             return Self.compareComparable(x, b)
         }
@@ -57,14 +53,8 @@ enum SortComparison: String, Sendable, CaseIterable {
         }
     }
 
-    /// A Swift number or Boolean as an `NSNumber`, which compares across widths and types.
-    /// Foundation bridges every Swift integer, floating-point, `Bool` and `Decimal` value.
-    static func number(_ value: Any) -> NSNumber? {
-        value is String ? nil : value as? NSNumber
-    }
-
     private static func compareComparable<T: Comparable>(_ x: T, _ other: Any) -> ComparisonResult? {
         guard let y = other as? T else { return nil }
-        return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
+        return ValueComparison.order(x, y)
     }
 }
