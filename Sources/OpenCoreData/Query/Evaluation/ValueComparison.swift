@@ -1,7 +1,154 @@
-// PLACEHOLDER, replaced by the evaluator work.
+/// Equality and ordering of predicate values, shared by the evaluator, AST equality and
+/// (as a specification) the SQL compilers.
+///
+/// The rules:
+/// - **nil and `NSNull`** are the same null: `null == null` is true, `null == x` is false for
+///   any other `x`, and every ordered comparison involving null is false.
+/// - **Numbers** of every width compare by value as `NSNumber` does (see ``NumericValue``):
+///   `Int8(1) == UInt64(1) == 1.0 == Decimal(1) == true`.
+/// - **Strings** (`String`, `Substring`, `NSString`) compare by Unicode canonical equivalence and
+///   order by Swift's `String` ordering, after folding for `[c]` and `[d]`; `[n]` disables folding.
+/// - **Dates** compare by instant; **Data** and **UUID** compare bytewise (ordering is the
+///   lexicographic order of the bytes, as SQLite orders BLOBs); **URLs** by `absoluteString`.
+/// - **Collections**: two arrays (or ordered sets) are equal when their elements are pairwise
+///   equal; two sets when each holds the other's elements; two dictionaries when they have the
+///   same keys and equal values. Collections are never ordered.
+/// - **Anything else** is equal when both values are `Hashable` and equal as `AnyHashable`, or are
+///   the same object (or `isEqual(_:)` for `NSObject`s).
+/// - **Incomparable types** (a string and a number, a date and a number, …) are unequal, and
+///   ordered comparisons between them are false; nothing throws. Apple raises for some of these
+///   (`compare:` on unrelated classes); we answer false instead.
 enum ValueComparison {
-    /// Whether two constants are equal as NSNumber and Foundation values compare.
+    typealias Options = NSComparisonPredicate.Options
+
+    /// Whether two constants are equal as NSNumber and Foundation values compare; used by AST
+    /// equality. The same rules as ``isEqual(_:_:options:)`` without string options.
     static func isEqualConstant(_ a: Any?, _ b: Any?) -> Bool {
-        String(describing: a) == String(describing: b)
+        isEqual(a, b, options: [])
     }
+
+    /// Flattens nested optionals hidden in `Any` (`Optional<Optional<Int>>.some(nil)` is nil).
+    static func unwrap(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        if let optional = value as? AnyOptional { return unwrap(optional.wrappedAny) }
+        return value
+    }
+
+    /// Whether `value` is nil or `NSNull`.
+    static func isNull(_ value: Any?) -> Bool {
+        guard let value = unwrap(value) else { return true }
+        return value is NSNull
+    }
+
+    /// The string in `value`, for `String`, `Substring` and `NSString`.
+    static func string(_ value: Any?) -> String? {
+        switch unwrap(value) {
+        case let s as String: return s
+        case let s as Substring: return String(s)
+        case let s as NSString: return s as String
+        default: return nil
+        }
+    }
+
+    /// Whether `a` equals `b` under the rules above, with string options `[c]`, `[d]`, `[n]`.
+    static func isEqual(_ a: Any?, _ b: Any?, options: Options) -> Bool {
+        let a = unwrap(a), b = unwrap(b)
+        let aNull = isNull(a), bNull = isNull(b)
+        if aNull || bNull { return aNull && bNull }
+        guard let a, let b else { return false }
+        if let x = NumericValue(a), let y = NumericValue(b) {
+            return NumericValue.compare(x, y) == .orderedSame
+        }
+        if let x = string(a), let y = string(b) {
+            return StringMatching.fold(x, options) == StringMatching.fold(y, options)
+        }
+        if let x = a as? Date, let y = b as? Date { return x == y }
+        if let x = a as? Data, let y = b as? Data { return x == y }
+        if let x = a as? UUID, let y = b as? UUID { return x == y }
+        if let x = a as? URL, let y = b as? URL { return x.absoluteString == y.absoluteString }
+        if let x = CollectionValue(a), let y = CollectionValue(b) {
+            return collectionsEqual(x, y, options: options)
+        }
+        if let x = KeyValueAccess.dictionary(a), let y = KeyValueAccess.dictionary(b) {
+            return x.count == y.count && x.allSatisfy { key, value in
+                y[key].map { isEqual(value, $0, options: options) } ?? false
+            }
+        }
+        if let x = a as? AnyHashable, let y = b as? AnyHashable, x == y { return true }
+        if let x = a as? NSObject, let y = b as? NSObject { return x.isEqual(y) }
+        return false
+    }
+
+    private static func collectionsEqual(_ a: CollectionValue, _ b: CollectionValue, options: Options) -> Bool {
+        switch (a.kind, b.kind) {
+        case (.set, _), (_, .set):
+            let x = a.distinctElements, y = CollectionValue(kind: .array, elements: b.distinctElements)
+            return x.count == y.elements.count && x.allSatisfy { y.contains($0, options: options) }
+        default:
+            return a.elements.count == b.elements.count
+                && zip(a.elements, b.elements).allSatisfy { isEqual($0, $1, options: options) }
+        }
+    }
+
+    /// Orders `a` and `b`, or returns `nil` when they are incomparable (null, mixed types,
+    /// collections, NaN).
+    static func compare(_ a: Any?, _ b: Any?, options: Options) -> ComparisonResult? {
+        let a = unwrap(a), b = unwrap(b)
+        if isNull(a) || isNull(b) { return nil }
+        guard let a, let b else { return nil }
+        if let x = NumericValue(a), let y = NumericValue(b) { return NumericValue.compare(x, y) }
+        if let x = string(a), let y = string(b) {
+            return order(StringMatching.fold(x, options), StringMatching.fold(y, options))
+        }
+        if let x = a as? Date, let y = b as? Date { return order(x, y) }
+        if let x = a as? Data, let y = b as? Data { return orderBytes(Array(x), Array(y)) }
+        if let x = a as? UUID, let y = b as? UUID { return orderBytes(bytes(of: x), bytes(of: y)) }
+        if let x = a as? URL, let y = b as? URL { return order(x.absoluteString, y.absoluteString) }
+        return nil
+    }
+
+    /// Whether the comparison `a op b` holds, for the ordered operators and equality.
+    static func holds(_ op: NSComparisonPredicate.Operator, _ a: Any?, _ b: Any?, options: Options) -> Bool {
+        switch op {
+        case .equalTo: return isEqual(a, b, options: options)
+        case .notEqualTo: return !isEqual(a, b, options: options)
+        case .lessThan: return compare(a, b, options: options) == .orderedAscending
+        case .lessThanOrEqualTo:
+            guard let r = compare(a, b, options: options) else { return false }
+            return r != .orderedDescending
+        case .greaterThan: return compare(a, b, options: options) == .orderedDescending
+        case .greaterThanOrEqualTo:
+            guard let r = compare(a, b, options: options) else { return false }
+            return r != .orderedAscending
+        default: return false
+        }
+    }
+
+    static func order<T: Comparable>(_ x: T, _ y: T) -> ComparisonResult {
+        x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+    }
+
+    private static func orderBytes(_ x: [UInt8], _ y: [UInt8]) -> ComparisonResult {
+        for (p, q) in zip(x, y) where p != q { return p < q ? .orderedAscending : .orderedDescending }
+        return order(x.count, y.count)
+    }
+
+    private static func bytes(of uuid: UUID) -> [UInt8] {
+        withUnsafeBytes(of: uuid.uuid) { Array($0) }
+    }
+
+    /// A short type name for error messages: `Int`, `String`, `nil`.
+    static func typeName(_ value: Any?) -> String {
+        guard let value = unwrap(value) else { return "nil" }
+        return String(describing: type(of: value))
+    }
+}
+
+/// Lets ``ValueComparison/unwrap(_:)`` see through optionals stored in `Any`.
+protocol AnyOptional {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: AnyOptional {
+    var wrappedAny: Any? { self.map { $0 as Any } }
 }

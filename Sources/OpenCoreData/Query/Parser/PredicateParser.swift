@@ -1,10 +1,260 @@
-// PLACEHOLDER, replaced by the parser work.
-enum PredicateParser {
-    static func parsePredicate(_ format: String, arguments: [Any?]) throws -> NSPredicate {
-        throw PredicateParseError(format: format, column: 1, message: "parser not written yet")
+/// The parser of Apple's predicate and expression format syntax.
+///
+/// It follows "Predicate Format String Syntax" and "BNF Definition of Cocoa Predicates" of
+/// Apple's Predicate Programming Guide and builds the AST documented on `NSExpression.Node`.
+///
+/// Predicate grammar, loosest binding first:
+/// ```
+/// predicate   := and (("OR" | "||") and)*             one flat OR compound
+/// and         := not (("AND" | "&&") not)*            one flat AND compound
+/// not         := ("NOT" | "!") not | primary
+/// primary     := TRUEPREDICATE | FALSEPREDICATE | "(" predicate ")"
+///              | ("ANY" | "SOME" | "ALL" | "NONE") comparison | comparison
+/// comparison  := expression ["NOT"] operator ["[" options "]"] expression
+/// ```
+/// `NONE p` and `a NOT op b` become `NOT(ANY p)` and `NOT(a op b)`. The expression grammar is
+/// in `PredicateParser+Expressions.swift`.
+///
+/// The parser is a recursive-descent parser over the tokens of ``PredicateLexer``. A `(` in
+/// predicate position is tried first as a parenthesized predicate, then as the start of an
+/// expression (`(a + b) > 3`); when both fail, the error that got further is reported.
+struct PredicateParser {
+    let format: String
+    let tokens: [PredicateToken]
+    var index = 0
+
+    init(format: String, arguments: [Any?]) {
+        self.format = format
+        self.tokens = PredicateLexer.tokenize(format, arguments: arguments)
     }
 
+    // MARK: Entry points
+
+    /// Parses a whole predicate format string.
+    static func parsePredicate(_ format: String, arguments: [Any?]) throws -> NSPredicate {
+        var parser = PredicateParser(format: format, arguments: arguments)
+        let predicate = try parser.predicate()
+        try parser.expectEnd(expected: "AND, OR or the end of the format")
+        return predicate
+    }
+
+    /// Parses a whole expression format string.
     static func parseExpression(_ format: String, arguments: [Any?]) throws -> NSExpression {
-        throw PredicateParseError(format: format, column: 1, message: "parser not written yet")
+        var parser = PredicateParser(format: format, arguments: arguments)
+        let expression = try parser.expression()
+        try parser.expectEnd(expected: "an operator or the end of the format")
+        return expression
+    }
+
+    // MARK: Token access
+
+    var current: PredicateToken { tokens[index] }
+
+    func peek(_ offset: Int) -> PredicateToken {
+        tokens[min(index + offset, tokens.count - 1)]
+    }
+
+    mutating func advance() {
+        if index < tokens.count - 1 { index += 1 }
+    }
+
+    /// Consumes the current token if it is `symbol`.
+    mutating func accept(_ symbol: String) -> Bool {
+        guard current.isSymbol(symbol) else { return false }
+        advance()
+        return true
+    }
+
+    /// Consumes `symbol` or throws "expected <symbol> <context> …".
+    mutating func expect(_ symbol: String, _ context: String = "") throws {
+        guard accept(symbol) else {
+            throw unexpected("'\(symbol)'" + (context.isEmpty ? "" : " " + context))
+        }
+    }
+
+    mutating func expectEnd(expected: String) throws {
+        guard case .end = current.kind else { throw unexpected(expected) }
+    }
+
+    /// The error for an unexpected current token: "expected X after 'Y' but found Z".
+    ///
+    /// A lexing problem at the current token (an unterminated string, a missing argument) is
+    /// reported as itself, since it is the real cause.
+    func unexpected(_ expected: String, after: String? = nil) -> PredicateParseError {
+        let token = current
+        if case .invalid(let error) = token.kind { return error }
+        var message = "expected \(expected)"
+        if let after {
+            message += " after \(after)"
+        } else if index > 0 {
+            message += " after \(Self.quote(tokens[index - 1].text))"
+        }
+        message += " but found \(token.quoted)"
+        return PredicateParseError(format: format, column: token.column, message: message)
+    }
+
+    /// An error at a given token.
+    func error(_ message: String, at token: PredicateToken) -> PredicateParseError {
+        PredicateParseError(format: format, column: token.column, message: message)
+    }
+
+    /// Source text in quotes for a message, unless it already is a quoted string.
+    static func quote(_ text: String) -> String {
+        if let first = text.first, first == "\"" || first == "'" { return text }
+        return "'\(text)'"
+    }
+
+    // MARK: Predicates
+
+    mutating func predicate() throws -> NSPredicate {
+        var operands = [try andPredicate()]
+        while current.isKeyword("OR") || current.isSymbol("||") {
+            advance()
+            operands.append(try andPredicate())
+        }
+        return Self.compound(.or, operands)
+    }
+
+    private mutating func andPredicate() throws -> NSPredicate {
+        var operands = [try notPredicate()]
+        while current.isKeyword("AND") || current.isSymbol("&&") {
+            advance()
+            operands.append(try notPredicate())
+        }
+        return Self.compound(.and, operands)
+    }
+
+    /// One AND or OR compound over all operands; operands of the same type are spliced in, so
+    /// that `a AND (b AND c)` and `a AND b AND c` are the same three-operand compound.
+    private static func compound(_ type: NSCompoundPredicate.LogicalType, _ operands: [NSPredicate]) -> NSPredicate {
+        guard operands.count > 1 else { return operands[0] }
+        var flat: [NSPredicate] = []
+        for operand in operands {
+            if let compound = operand as? NSCompoundPredicate, compound.compoundPredicateType == type {
+                flat.append(contentsOf: compound.predicates)
+            } else {
+                flat.append(operand)
+            }
+        }
+        return NSCompoundPredicate(type: type, subpredicates: flat)
+    }
+
+    private mutating func notPredicate() throws -> NSPredicate {
+        if current.isKeyword("NOT") || current.isSymbol("!") {
+            advance()
+            return NSCompoundPredicate(type: .not, subpredicates: [try notPredicate()])
+        }
+        return try primaryPredicate()
+    }
+
+    private mutating func primaryPredicate() throws -> NSPredicate {
+        switch current.keyword {
+        case "TRUEPREDICATE":
+            advance()
+            return NSPredicate(value: true)
+        case "FALSEPREDICATE":
+            advance()
+            return NSPredicate(value: false)
+        case "ANY", "SOME":
+            advance()
+            return try comparison(modifier: .any)
+        case "ALL":
+            advance()
+            return try comparison(modifier: .all)
+        case "NONE":
+            advance()
+            return NSCompoundPredicate(type: .not, subpredicates: [try comparison(modifier: .any)])
+        default:
+            break
+        }
+        if current.isSymbol("(") { return try parenthesizedPredicate() }
+        return try comparison(modifier: .direct)
+    }
+
+    /// `( predicate )`, or a comparison whose left expression starts with `(`.
+    private mutating func parenthesizedPredicate() throws -> NSPredicate {
+        let start = index
+        let open = current
+        let predicateError: PredicateParseError
+        do {
+            advance()
+            let inner = try predicate()
+            try expect(")", "to close the '(' at column \(open.column)")
+            return inner
+        } catch let error as PredicateParseError {
+            predicateError = error
+        }
+        index = start
+        do {
+            return try comparison(modifier: .direct)
+        } catch let error as PredicateParseError {
+            throw error.column > predicateError.column ? error : predicateError
+        }
+    }
+
+    // MARK: Comparisons
+
+    private static let symbolOperators: [String: NSComparisonPredicate.Operator] = [
+        "=": .equalTo, "==": .equalTo,
+        "!=": .notEqualTo, "<>": .notEqualTo,
+        "<": .lessThan, ">": .greaterThan,
+        "<=": .lessThanOrEqualTo, "=<": .lessThanOrEqualTo,
+        ">=": .greaterThanOrEqualTo, "=>": .greaterThanOrEqualTo,
+    ]
+
+    private static let keywordOperators: [String: NSComparisonPredicate.Operator] = [
+        "BETWEEN": .between, "IN": .in, "CONTAINS": .contains, "BEGINSWITH": .beginsWith,
+        "ENDSWITH": .endsWith, "LIKE": .like, "MATCHES": .matches,
+    ]
+
+    private static func comparisonOperator(_ token: PredicateToken) -> NSComparisonPredicate.Operator? {
+        if case .symbol(let symbol) = token.kind { return symbolOperators[symbol] }
+        return token.keyword.flatMap { keywordOperators[$0] }
+    }
+
+    private static let expectedOperator =
+        "a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE or MATCHES)"
+
+    private mutating func comparison(modifier: NSComparisonPredicate.Modifier) throws -> NSPredicate {
+        let lhs = try expression()
+        // `a NOT IN b` and the like read as `NOT (a IN b)`.
+        var negated = false
+        if current.isKeyword("NOT"), Self.comparisonOperator(peek(1)) != nil {
+            negated = true
+            advance()
+        }
+        guard let type = Self.comparisonOperator(current) else { throw unexpected(Self.expectedOperator) }
+        let operatorToken = current
+        advance()
+        let (options, letters) = try comparisonOptions(after: operatorToken)
+        let spelled = operatorToken.text + (letters.map { "[\($0)]" } ?? "")
+        if case .end = current.kind { throw unexpected("an expression", after: Self.quote(spelled)) }
+        let rhs = try expression()
+        let comparison = NSComparisonPredicate(
+            leftExpression: lhs, rightExpression: rhs, modifier: modifier, type: type, options: options)
+        return negated ? NSCompoundPredicate(type: .not, subpredicates: [comparison]) : comparison
+    }
+
+    /// `[c]`, `[d]`, `[n]` and any combination such as `[cd]`, after an operator.
+    private mutating func comparisonOptions(
+        after operatorToken: PredicateToken
+    ) throws -> (NSComparisonPredicate.Options, letters: String?) {
+        guard accept("[") else { return ([], nil) }
+        guard case .identifier(let letters) = current.kind, !letters.contains(":") else {
+            throw unexpected("comparison options such as c, d, n or cd")
+        }
+        var options: NSComparisonPredicate.Options = []
+        for letter in letters.lowercased() {
+            switch letter {
+            case "c": options.insert(.caseInsensitive)
+            case "d": options.insert(.diacriticInsensitive)
+            case "n": options.insert(.normalized)
+            default:
+                throw error("unknown comparison option '\(letter)' in '[\(letters)]'; expected c, d or n", at: current)
+            }
+        }
+        advance()
+        try expect("]", "to close the options of \(Self.quote(operatorToken.text))")
+        return (options, letters)
     }
 }

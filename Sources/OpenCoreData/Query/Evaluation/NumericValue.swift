@@ -1,0 +1,124 @@
+/// A number read from any Swift or Foundation numeric value, for comparison and arithmetic.
+///
+/// Every numeric width (`Int`, `Int8`…`Int64`, `UInt`…`UInt64`, `Float`, `Double`, `CGFloat`,
+/// `Decimal`, `Bool`, `NSNumber`, `NSDecimalNumber`) maps to one of three cases, so that numbers
+/// compare across widths and types as `NSNumber` does (`Int32(1) == 1.0`, `true == 1`).
+///
+/// Rules, shared with the SQL compilers:
+/// - Integers (and `Bool`, as 0 and 1) stay exact: two integers compare and add as integers.
+///   Unsigned values above `Int64.max` are kept as `.unsigned`.
+/// - If either side is a `Decimal`, the other is converted to `Decimal`.
+/// - Otherwise the comparison or operation is done in `Double`.
+enum NumericValue: Sendable {
+    case integer(Int64)
+    case unsigned(UInt64)
+    case double(Double)
+    case decimal(Decimal)
+
+    /// Reads a number from `value`, or returns `nil` when `value` is not numeric.
+    /// Strings are not numbers here (`"1" == 1` is false, as with `NSString isEqual:`).
+    init?(_ value: Any?) {
+        guard let value else { return nil }
+        switch value {
+        case let v as Int: self = .integer(Int64(v))
+        case let v as Int64: self = .integer(v)
+        case let v as Int32: self = .integer(Int64(v))
+        case let v as Int16: self = .integer(Int64(v))
+        case let v as Int8: self = .integer(Int64(v))
+        case let v as UInt: self = NumericValue(unsigned: UInt64(v))
+        case let v as UInt64: self = NumericValue(unsigned: v)
+        case let v as UInt32: self = .integer(Int64(v))
+        case let v as UInt16: self = .integer(Int64(v))
+        case let v as UInt8: self = .integer(Int64(v))
+        case let v as Bool: self = .integer(v ? 1 : 0)
+        case let v as Double: self = .double(v)
+        case let v as Float: self = .double(Double(v))
+        case let v as CGFloat: self = .double(Double(v))
+        case let v as Decimal: self = .decimal(v)
+        case let v as NSDecimalNumber: self = .decimal(v.decimalValue)
+        case let v as NSNumber: self = NumericValue(number: v)
+        default: return nil
+        }
+    }
+
+    private init(unsigned v: UInt64) {
+        self = v <= UInt64(Int64.max) ? .integer(Int64(v)) : .unsigned(v)
+    }
+
+    private init(number: NSNumber) {
+        switch String(cString: number.objCType) {
+        case "f", "d": self = .double(number.doubleValue)
+        case "Q", "L", "I":
+            self = NumericValue(unsigned: number.uint64Value)
+        default: self = .integer(number.int64Value)
+        }
+    }
+
+    /// The value as a `Double` (possibly rounded).
+    var doubleValue: Double {
+        switch self {
+        case .integer(let v): return Double(v)
+        case .unsigned(let v): return Double(v)
+        case .double(let v): return v
+        case .decimal(let v): return NSDecimalNumber(decimal: v).doubleValue
+        }
+    }
+
+    /// The value as a `Decimal`.
+    var decimalValue: Decimal {
+        switch self {
+        case .integer(let v): return Decimal(v)
+        case .unsigned(let v): return Decimal(v)
+        case .double(let v): return Decimal(v)
+        case .decimal(let v): return v
+        }
+    }
+
+    /// The value as an exact integer, if it is one (integral doubles and decimals included).
+    var exactInteger: Int64? {
+        switch self {
+        case .integer(let v): return v
+        case .unsigned: return nil
+        case .double(let v): return v.rounded() == v && abs(v) < 9.2e18 ? Int64(v) : nil
+        case .decimal(let v):
+            let d = NSDecimalNumber(decimal: v)
+            return Decimal(d.int64Value) == v ? d.int64Value : nil
+        }
+    }
+
+    /// Whether the value is integral by type (an integer or Bool, not a double that happens to be whole).
+    var isIntegerTyped: Bool {
+        switch self {
+        case .integer, .unsigned: return true
+        case .double, .decimal: return false
+        }
+    }
+
+    /// The value boxed back as a Swift value: `Int` when it fits, else `Int64`/`UInt64`, `Double`, `Decimal`.
+    var boxed: Any {
+        switch self {
+        case .integer(let v): return Int(exactly: v).map { $0 as Any } ?? v
+        case .unsigned(let v): return v
+        case .double(let v): return v
+        case .decimal(let v): return v
+        }
+    }
+
+    /// Compares two numbers exactly where both are integers, in `Decimal` when either is one,
+    /// and in `Double` otherwise. NaN is unordered: the result is `nil`.
+    static func compare(_ a: NumericValue, _ b: NumericValue) -> ComparisonResult? {
+        if a.doubleValue.isNaN || b.doubleValue.isNaN { return nil }
+        switch (a, b) {
+        case let (.integer(x), .integer(y)): return order(x, y)
+        case let (.unsigned(x), .unsigned(y)): return order(x, y)
+        case let (.integer(x), .unsigned(y)): return x < 0 ? .orderedAscending : order(UInt64(x), y)
+        case let (.unsigned(x), .integer(y)): return y < 0 ? .orderedDescending : order(x, UInt64(y))
+        case (.decimal, _), (_, .decimal): return order(a.decimalValue, b.decimalValue)
+        default: return order(a.doubleValue, b.doubleValue)
+        }
+    }
+
+    private static func order<T: Comparable>(_ x: T, _ y: T) -> ComparisonResult {
+        x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+    }
+}

@@ -1,0 +1,293 @@
+/// Splits a format string into ``PredicateToken``s and binds its format arguments.
+///
+/// Columns count `Character`s, 1-based. Quoted strings are taken verbatim apart from their
+/// escapes: `%@`, `%K` and `$VARIABLE` inside quotes are not substituted, as in Apple's parser.
+/// The first problem found ends the token list with an `.invalid` token (then `.end`).
+struct PredicateLexer {
+    let format: String
+    private let chars: [Character]
+    private var position = 0
+    private let arguments: [Any?]
+    private var nextArgument = 0
+
+    init(format: String, arguments: [Any?]) {
+        self.format = format
+        self.chars = Array(format)
+        self.arguments = arguments
+    }
+
+    /// All tokens, ending with `.end`.
+    static func tokenize(_ format: String, arguments: [Any?]) -> [PredicateToken] {
+        var lexer = PredicateLexer(format: format, arguments: arguments)
+        var tokens: [PredicateToken] = []
+        while true {
+            let token = lexer.nextToken()
+            tokens.append(token)
+            switch token.kind {
+            case .end: return tokens
+            case .invalid:
+                tokens.append(PredicateToken(kind: .end, text: "", column: lexer.chars.count + 1))
+                return tokens
+            default: continue
+            }
+        }
+    }
+
+    // MARK: Scanning
+
+    private func peek(_ offset: Int = 0) -> Character? {
+        let i = position + offset
+        return i < chars.count ? chars[i] : nil
+    }
+
+    private func text(from start: Int) -> String { String(chars[start..<position]) }
+
+    private func token(_ kind: PredicateToken.Kind, from start: Int) -> PredicateToken {
+        PredicateToken(kind: kind, text: text(from: start), column: start + 1)
+    }
+
+    private func invalid(_ message: String, at index: Int) -> PredicateToken {
+        let error = PredicateParseError(format: format, column: index + 1, message: message)
+        return PredicateToken(kind: .invalid(error), text: "", column: index + 1)
+    }
+
+    static func isIdentifierStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
+    static func isIdentifierPart(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }
+
+    private mutating func nextToken() -> PredicateToken {
+        while let c = peek(), c.isWhitespace { position += 1 }
+        let start = position
+        guard let c = peek() else { return PredicateToken(kind: .end, text: "", column: start + 1) }
+
+        if Self.isIdentifierStart(c) { return identifier() }
+        if c.isASCII && c.isNumber { return number() }
+        switch c {
+        case "\"", "'": return string(quote: c)
+        case "%": return formatArgument()
+        case "$":
+            position += 1
+            let name = scanWord()
+            guard !name.isEmpty else {
+                return invalid("expected a variable name after '$' but found \(describe(peek()))", at: position)
+            }
+            return token(.variable(name), from: start)
+        case "#":
+            position += 1
+            let name = scanWord()
+            guard !name.isEmpty else {
+                return invalid("expected a key after '#' but found \(describe(peek()))", at: position)
+            }
+            return token(.escapedKey(name), from: start)
+        case "@":
+            position += 1
+            let name = scanWord()
+            guard !name.isEmpty else {
+                return invalid("expected a key or collection operator after '@' but found \(describe(peek()))", at: position)
+            }
+            return token(.atKey("@" + name), from: start)
+        default:
+            return symbol()
+        }
+    }
+
+    private func describe(_ c: Character?) -> String {
+        c.map { "'\($0)'" } ?? "end of input"
+    }
+
+    private mutating func scanWord() -> String {
+        let start = position
+        while let c = peek(), Self.isIdentifierPart(c) { position += 1 }
+        return text(from: start)
+    }
+
+    /// A bare word. A word followed by `:` (not `:=`) continues as a selector: `add:to:`.
+    private mutating func identifier() -> PredicateToken {
+        let start = position
+        _ = scanWord()
+        while peek() == ":" && peek(1) != "=" {
+            position += 1
+            _ = scanWord()
+        }
+        return token(.identifier(text(from: start)), from: start)
+    }
+
+    // MARK: Symbols
+
+    private static let twoCharacterSymbols: Set<String> = [
+        "==", ">=", "=>", "<=", "=<", "!=", "<>", "&&", "||", "**", ":=",
+    ]
+    private static let oneCharacterSymbols: Set<Character> = [
+        "(", ")", "{", "}", "[", "]", ",", ".", "=", "<", ">", "!", "+", "-", "*", "/",
+    ]
+
+    private mutating func symbol() -> PredicateToken {
+        let start = position
+        if let a = peek(), let b = peek(1), Self.twoCharacterSymbols.contains(String([a, b])) {
+            position += 2
+            return token(.symbol(text(from: start)), from: start)
+        }
+        let c = chars[position]
+        guard Self.oneCharacterSymbols.contains(c) else {
+            return invalid("unexpected character '\(c)'", at: start)
+        }
+        position += 1
+        return token(.symbol(String(c)), from: start)
+    }
+
+    // MARK: Numbers
+
+    private mutating func number() -> PredicateToken {
+        let start = position
+        if peek() == "0", let radixMark = peek(1), let radix = Self.radix(of: radixMark) {
+            position += 2
+            let digitsStart = position
+            while let c = peek(), c.isHexDigit || c == "_" { position += 1 }
+            let digits = String(chars[digitsStart..<position]).replacingOccurrences(of: "_", with: "")
+            guard !digits.isEmpty else {
+                return invalid("expected digits after '0\(radixMark)' but found \(describe(peek()))", at: position)
+            }
+            if let value = Int(digits, radix: radix) { return token(.number(value), from: start) }
+            if let value = UInt64(digits, radix: radix) { return token(.number(value), from: start) }
+            let kind = radix == 16 ? "hexadecimal" : radix == 8 ? "octal" : "binary"
+            return invalid("the \(kind) number '\(text(from: start))' is not valid or too large", at: start)
+        }
+        scanDigits()
+        var isInteger = true
+        if peek() == ".", let next = peek(1), next.isASCII, next.isNumber {
+            isInteger = false
+            position += 1
+            scanDigits()
+        }
+        if let e = peek(), e == "e" || e == "E" {
+            let sign = peek(1)
+            let hasSign = sign == "+" || sign == "-"
+            if let digit = peek(hasSign ? 2 : 1), digit.isASCII, digit.isNumber {
+                isInteger = false
+                position += hasSign ? 2 : 1
+                scanDigits()
+            }
+        }
+        let literal = text(from: start)
+        if isInteger, let value = Int(literal) { return token(.number(value), from: start) }
+        if isInteger, let value = UInt64(literal) { return token(.number(value), from: start) }
+        guard let value = Double(literal) else {
+            return invalid("the number '\(literal)' is not valid", at: start)
+        }
+        return token(.number(value), from: start)
+    }
+
+    private mutating func scanDigits() {
+        while let c = peek(), c.isASCII, c.isNumber { position += 1 }
+    }
+
+    private static func radix(of mark: Character) -> Int? {
+        switch mark {
+        case "x", "X": return 16
+        case "o", "O": return 8
+        case "b", "B": return 2
+        default: return nil
+        }
+    }
+
+    // MARK: Strings
+
+    private mutating func string(quote: Character) -> PredicateToken {
+        let start = position
+        position += 1
+        var value = ""
+        while let c = peek() {
+            position += 1
+            if c == quote { return token(.string(value), from: start) }
+            guard c == "\\" else {
+                value.append(c)
+                continue
+            }
+            guard let escaped = peek() else { break }
+            position += 1
+            switch escaped {
+            case "n": value.append("\n")
+            case "t": value.append("\t")
+            case "r": value.append("\r")
+            case "0": value.append("\0")
+            case "\"", "'", "\\": value.append(escaped)
+            case "u":
+                switch unicodeEscape() {
+                case .success(let scalar): value.unicodeScalars.append(scalar)
+                case .failure(let error): return invalid(error.message, at: error.index)
+                }
+            default:
+                // Unknown escapes stay as written, so regular expressions such as '\d+' survive.
+                value.append("\\")
+                value.append(escaped)
+            }
+        }
+        return invalid("unterminated string: expected a closing \(quote) for the string that starts here but found end of input", at: start)
+    }
+
+    private struct EscapeError: Error {
+        let message: String
+        let index: Int
+    }
+
+    /// The scalar of `\uXXXX` (after the `u`), joining a UTF-16 surrogate pair `\uD83D\uDE00`.
+    private mutating func unicodeEscape() -> Result<Unicode.Scalar, EscapeError> {
+        let escapeStart = position - 2
+        guard let high = hexQuad() else {
+            return .failure(EscapeError(message: "expected 4 hexadecimal digits after '\\u'", index: escapeStart))
+        }
+        if (0xD800...0xDBFF).contains(high) {
+            if peek() == "\\", peek(1) == "u" {
+                position += 2
+                if let low = hexQuad(), (0xDC00...0xDFFF).contains(low),
+                   let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) {
+                    return .success(scalar)
+                }
+            }
+            return .failure(EscapeError(message: "expected a low surrogate '\\uDC00'…'\\uDFFF' after the high surrogate", index: escapeStart))
+        }
+        guard let scalar = Unicode.Scalar(high) else {
+            return .failure(EscapeError(message: "'\\u\(String(high, radix: 16, uppercase: true))' is not a Unicode scalar", index: escapeStart))
+        }
+        return .success(scalar)
+    }
+
+    private mutating func hexQuad() -> UInt32? {
+        guard position + 4 <= chars.count else { return nil }
+        let digits = String(chars[position..<position + 4])
+        guard digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16) else { return nil }
+        position += 4
+        return value
+    }
+
+    // MARK: Format arguments
+
+    private mutating func formatArgument() -> PredicateToken {
+        let start = position
+        position += 1
+        // Flags, width and precision mean nothing in a predicate; they are allowed and ignored.
+        while let c = peek(), "-+ #0123456789.".contains(c) { position += 1 }
+        while let c = peek(), FormatSpecifier.lengthModifiers.contains(c) { position += 1 }
+        guard let conversion = peek() else {
+            return invalid("expected a format specifier such as %@, %K, %d or %f after '%' but found end of input", at: start)
+        }
+        position += 1
+        let text = text(from: start)
+        guard let specifier = FormatSpecifier(conversion: conversion) else {
+            return invalid("unknown format specifier '\(text)'; expected %@, %K, %d, %i, %u, %f, %s or %%", at: start)
+        }
+        if specifier == .percent {
+            guard text == "%%" else { return invalid("unknown format specifier '\(text)'", at: start) }
+            return token(.symbol("%"), from: start)
+        }
+        guard nextArgument < arguments.count else {
+            let count = arguments.count
+            return invalid("\(text) needs argument \(nextArgument + 1) but only \(count) argument\(count == 1 ? " was" : "s were") given", at: start)
+        }
+        let argument = arguments[nextArgument]
+        nextArgument += 1
+        switch specifier.token(for: argument, specifier: text) {
+        case .success(let kind): return token(kind, from: start)
+        case .failure(let mismatch): return invalid(mismatch.message, at: start)
+        }
+    }
+}

@@ -1,0 +1,381 @@
+/// The expression grammar, loosest binding first:
+/// ```
+/// expression  := additive (("UNION" | "INTERSECT" | "MINUS") additive)*
+/// additive    := product (("+" | "-") product)*
+/// product     := power (("*" | "/" | "%%") power)*
+/// power       := unary ["**" power]                         right-associative
+/// unary       := "-" unary | postfix                        -literal folds to a constant
+/// postfix     := primary ("[" index "]" | "." keypath)*
+/// primary     := number | string | %@ | %d | %f | … | %K keypath | $variable | keypath
+///              | NULL | NIL | TRUE | YES | FALSE | NO | SELF | ANYKEY
+///              | "{" [expression ("," expression)*] "}" | "(" expression ")"
+///              | SUBQUERY "(" expression "," $variable "," predicate ")"
+///              | FUNCTION "(" expression "," selector ["," expression]* ")"
+///              | TERNARY "(" predicate "," expression "," expression ")"
+///              | CAST "(" expression "," type ")"
+///              | function "(" [expression ("," expression)*] ")"
+/// keypath     := key ("." key)*      key := word | #word | @word
+/// index       := FIRST | LAST | SIZE | expression
+/// ```
+extension PredicateParser {
+    mutating func expression() throws -> NSExpression {
+        var left = try additive()
+        while let keyword = current.keyword, ["UNION", "INTERSECT", "MINUS"].contains(keyword) {
+            let operatorToken = current
+            advance()
+            let right = try operand(after: operatorToken) { try $0.additive() }
+            switch keyword {
+            case "UNION": left = NSExpression(node: .unionSet(left, right))
+            case "INTERSECT": left = NSExpression(node: .intersectSet(left, right))
+            default: left = NSExpression(node: .minusSet(left, right))
+            }
+        }
+        return left
+    }
+
+    /// The right operand of a binary operator, with "expected an expression after '+'" on failure.
+    private mutating func operand(
+        after operatorToken: PredicateToken,
+        _ parse: (inout PredicateParser) throws -> NSExpression
+    ) throws -> NSExpression {
+        if case .end = current.kind { throw unexpected("an expression", after: Self.quote(operatorToken.text)) }
+        return try parse(&self)
+    }
+
+    private static let additiveFunctions = ["+": "add:to:", "-": "from:subtract:"]
+    private static let productFunctions = ["*": "multiply:by:", "/": "divide:by:", "%": "modulus:by:"]
+
+    private mutating func additive() throws -> NSExpression {
+        var left = try product()
+        while case .symbol(let symbol) = current.kind, let function = Self.additiveFunctions[symbol] {
+            let operatorToken = current
+            advance()
+            let right = try operand(after: operatorToken) { try $0.product() }
+            left = NSExpression(node: .function(function, [left, right]))
+        }
+        return left
+    }
+
+    private mutating func product() throws -> NSExpression {
+        var left = try power()
+        while case .symbol(let symbol) = current.kind, let function = Self.productFunctions[symbol] {
+            let operatorToken = current
+            advance()
+            let right = try operand(after: operatorToken) { try $0.power() }
+            left = NSExpression(node: .function(function, [left, right]))
+        }
+        return left
+    }
+
+    private mutating func power() throws -> NSExpression {
+        let base = try unary()
+        guard current.isSymbol("**") else { return base }
+        let operatorToken = current
+        advance()
+        let exponent = try operand(after: operatorToken) { try $0.power() }
+        return NSExpression(node: .function("raise:toPower:", [base, exponent]))
+    }
+
+    /// Unary minus: a numeric constant is negated in place; anything else is `0 - x`.
+    private mutating func unary() throws -> NSExpression {
+        guard current.isSymbol("-") else { return try postfix() }
+        let operatorToken = current
+        advance()
+        let value = try operand(after: operatorToken) { try $0.unary() }
+        if case .constant(let constant) = value.node, let negated = Self.negate(constant) {
+            return NSExpression(node: .constant(negated))
+        }
+        return NSExpression(node: .function("from:subtract:", [NSExpression(node: .constant(0)), value]))
+    }
+
+    /// The negation of a numeric constant, keeping its type; `nil` for anything else.
+    static func negate(_ value: Any?) -> Any? {
+        switch value {
+        case let v as Int where v != .min: return -v
+        case let v as Double: return -v
+        case let v as UInt64 where v == UInt64(Int64.max) + 1: return Int.min
+        case let v as UInt64: return -Double(v)
+        case let v as Float: return -v
+        case let v as Int64 where v != .min: return -v
+        case let v as Int32 where v != .min: return -v
+        case let v as Int16 where v != .min: return -v
+        case let v as Int8 where v != .min: return -v
+        case let v as Decimal: return -v
+        default: return nil
+        }
+    }
+
+    // MARK: Postfix: indexes and key paths
+
+    private mutating func postfix() throws -> NSExpression {
+        var base = try primary()
+        while true {
+            if current.isSymbol("[") {
+                base = try subscripted(base)
+            } else if current.isSymbol("."), Self.isKeyStart(peek(1)) {
+                advance()
+                base = Self.appending(try keyPath(), to: base)
+            } else {
+                return base
+            }
+        }
+    }
+
+    /// `base[FIRST]`, `base[LAST]`, `base[SIZE]`, `base[n]`, `base["key"]`.
+    private mutating func subscripted(_ base: NSExpression) throws -> NSExpression {
+        let open = current
+        advance()
+        let index: NSExpression
+        if let keyword = current.keyword, let symbol = NSExpression.Symbol(rawValue: keyword), peek(1).isSymbol("]") {
+            advance()
+            index = NSExpression(node: .symbolic(symbol))
+        } else {
+            if current.isSymbol("]") || isAtEnd { throw unexpected("an index (a number, a key, FIRST, LAST or SIZE)") }
+            index = try expression()
+        }
+        try expect("]", "to close the '[' at column \(open.column)")
+        return NSExpression(node: .function("objectFrom:withIndex:", [base, index]))
+    }
+
+    private var isAtEnd: Bool {
+        if case .end = current.kind { return true }
+        return false
+    }
+
+    /// A key path continuing `base`: merged into a plain key path, or `.keyPathOn(base, path)`.
+    static func appending(_ path: String, to base: NSExpression) -> NSExpression {
+        switch base.node {
+        case .keyPath(let prefix): return NSExpression(node: .keyPath(prefix + "." + path))
+        case .evaluatedObject: return NSExpression(node: .keyPath(path))
+        case .keyPathOn(let inner, let prefix): return NSExpression(node: .keyPathOn(inner, prefix + "." + path))
+        default: return NSExpression(node: .keyPathOn(base, path))
+        }
+    }
+
+    static func isKeyStart(_ token: PredicateToken) -> Bool {
+        switch token.kind {
+        case .identifier(let name): return !name.contains(":")
+        case .escapedKey, .atKey: return true
+        default: return false
+        }
+    }
+
+    /// `key(.key)*` from the current token, which is a key start; keywords are keys after a dot.
+    private mutating func keyPath() throws -> String {
+        var components = [try key()]
+        while current.isSymbol("."), Self.isKeyStart(peek(1)) {
+            advance()
+            components.append(try key())
+        }
+        return components.joined(separator: ".")
+    }
+
+    private mutating func key() throws -> String {
+        switch current.kind {
+        case .identifier(let name) where !name.contains(":"):
+            advance()
+            return name
+        case .escapedKey(let name), .atKey(let name):
+            advance()
+            return name
+        default:
+            throw unexpected("a key")
+        }
+    }
+
+    // MARK: Primaries
+
+    /// Words that cannot start an expression unless escaped with `#`.
+    private static let reservedWords: Set<String> = [
+        "AND", "OR", "NOT", "IN", "ALL", "ANY", "SOME", "NONE", "LIKE", "MATCHES", "CONTAINS",
+        "BEGINSWITH", "ENDSWITH", "BETWEEN", "TRUEPREDICATE", "FALSEPREDICATE", "UNION",
+        "INTERSECT", "MINUS",
+    ]
+
+    private mutating func primary() throws -> NSExpression {
+        let token = current
+        switch token.kind {
+        case .number(let value):
+            advance()
+            return NSExpression(node: .constant(value))
+        case .string(let value):
+            advance()
+            return NSExpression(node: .constant(value))
+        case .argument(let expression):
+            advance()
+            return expression
+        case .keyPathArgument(let path):
+            advance()
+            return NSExpression(node: .keyPath(path))
+        case .variable(let name):
+            advance()
+            if current.isSymbol(":=") {
+                throw error("assignment expressions ($\(name) := …) are not supported; bind variables with withSubstitutionVariables(_:) instead", at: current)
+            }
+            return NSExpression(node: .variable(name))
+        case .escapedKey, .atKey:
+            return NSExpression(node: .keyPath(try keyPath()))
+        case .identifier(let name):
+            return try word(name)
+        case .symbol("{"):
+            advance()
+            return NSExpression(node: .aggregate(try list(closing: "}", opened: token)))
+        case .symbol("("):
+            advance()
+            let inner = try expression()
+            try expect(")", "to close the '(' at column \(token.column)")
+            return inner
+        default:
+            throw unexpected("an expression")
+        }
+    }
+
+    /// A bare word: a literal keyword, a special form, a function call, or a key path.
+    private mutating func word(_ name: String) throws -> NSExpression {
+        let isCall = peek(1).isSymbol("(")
+        if isCall {
+            switch name.uppercased() {
+            case "SUBQUERY": return try subquery()
+            case "FUNCTION": return try functionOn()
+            case "TERNARY": return try ternary()
+            case "CAST": return try cast()
+            default: return try builtInCall(name)
+            }
+        }
+        if name.contains(":") { throw error("expected '(' after the function name '\(name)'", at: peek(1)) }
+        switch name.uppercased() {
+        case "NULL", "NIL":
+            advance()
+            return NSExpression(node: .constant(nil))
+        case "TRUE", "YES":
+            advance()
+            return NSExpression(node: .constant(true))
+        case "FALSE", "NO":
+            advance()
+            return NSExpression(node: .constant(false))
+        case "SELF":
+            advance()
+            return NSExpression(node: .evaluatedObject)
+        case "ANYKEY":
+            advance()
+            return NSExpression(node: .anyKey)
+        case let keyword where Self.reservedWords.contains(keyword):
+            throw unexpected("an expression")
+        default:
+            return NSExpression(node: .keyPath(try keyPath()))
+        }
+    }
+
+    /// `expression ("," expression)*` up to `closing`, after the opening token was consumed.
+    private mutating func list(closing: String, opened: PredicateToken) throws -> [NSExpression] {
+        var items: [NSExpression] = []
+        if accept(closing) { return items }
+        while true {
+            items.append(try expression())
+            if accept(closing) { return items }
+            guard accept(",") else {
+                throw unexpected("',' or '\(closing)' to close the '\(opened.text)' at column \(opened.column)")
+            }
+        }
+    }
+
+    /// `name(args…)` for a built-in function; the name is resolved to its selector.
+    private mutating func builtInCall(_ name: String) throws -> NSExpression {
+        let nameToken = current
+        advance()
+        let open = current
+        advance()
+        let arguments = try list(closing: ")", opened: open)
+        switch BuiltInFunctions.resolve(name, argumentCount: arguments.count) {
+        case .success(let selector): return NSExpression(node: .function(selector, arguments))
+        case .failure(let failure): throw error(failure.message, at: nameToken)
+        }
+    }
+
+    /// Consumes `KEYWORD (` and returns the `(` token.
+    private mutating func openSpecialForm() -> PredicateToken {
+        advance()
+        let open = current
+        advance()
+        return open
+    }
+
+    private mutating func closeSpecialForm(_ name: String, opened open: PredicateToken) throws {
+        try expect(")", "to close \(name)( at column \(open.column)")
+    }
+
+    /// `SUBQUERY(collection, $x, predicate)`.
+    private mutating func subquery() throws -> NSExpression {
+        let open = openSpecialForm()
+        let collection = try expression()
+        try expect(",", "after the collection of SUBQUERY")
+        guard case .variable(let variable) = current.kind else {
+            throw unexpected("an iterator variable such as $x as the second argument of SUBQUERY")
+        }
+        advance()
+        try expect(",", "after the iterator variable of SUBQUERY")
+        let predicate = try predicate()
+        try closeSpecialForm("SUBQUERY", opened: open)
+        return NSExpression(node: .subquery(collection, variable, predicate))
+    }
+
+    /// `FUNCTION(receiver, 'selector:', arguments…)`.
+    private mutating func functionOn() throws -> NSExpression {
+        let open = openSpecialForm()
+        let receiver = try expression()
+        try expect(",", "after the receiver of FUNCTION")
+        let selector = try stringArgument("a selector name string such as 'lengthOfString:'")
+        var arguments: [NSExpression] = []
+        while accept(",") {
+            arguments.append(try expression())
+        }
+        try closeSpecialForm("FUNCTION", opened: open)
+        return NSExpression(node: .functionOn(receiver, selector, arguments))
+    }
+
+    /// `TERNARY(predicate, trueExpression, falseExpression)`.
+    private mutating func ternary() throws -> NSExpression {
+        let open = openSpecialForm()
+        let condition = try predicate()
+        try expect(",", "after the predicate of TERNARY")
+        let whenTrue = try expression()
+        try expect(",", "after the second argument of TERNARY")
+        let whenFalse = try expression()
+        try closeSpecialForm("TERNARY", opened: open)
+        return NSExpression(node: .conditional(condition, whenTrue, whenFalse))
+    }
+
+    /// The class names `CAST` converts to.
+    static let castTypes: Set<String> = ["NSDate", "NSNumber", "NSString", "NSDecimalNumber"]
+
+    /// `CAST(value, 'NSDate')`, the function `castObject:toType:`.
+    private mutating func cast() throws -> NSExpression {
+        let open = openSpecialForm()
+        let value = try expression()
+        try expect(",", "after the value of CAST")
+        let typeToken = current
+        let type = try stringArgument("a class name string such as 'NSDate', 'NSNumber' or 'NSString'")
+        guard Self.castTypes.contains(type) else {
+            throw error("CAST converts to 'NSDate', 'NSNumber', 'NSString' or 'NSDecimalNumber', not '\(type)'", at: typeToken)
+        }
+        try closeSpecialForm("CAST", opened: open)
+        return NSExpression(node: .function("castObject:toType:", [value, NSExpression(node: .constant(type))]))
+    }
+
+    /// A quoted string, or a `%@` argument holding a string.
+    private mutating func stringArgument(_ expected: String) throws -> String {
+        switch current.kind {
+        case .string(let value):
+            advance()
+            return value
+        case .argument(let expression):
+            if case .constant(let value) = expression.node, let string = FormatSpecifier.string(value) {
+                advance()
+                return string
+            }
+        default:
+            break
+        }
+        throw unexpected(expected)
+    }
+}

@@ -1,0 +1,41 @@
+extension Array {
+    /// The elements sorted by `sortDescriptors`: by the first, ties broken by the next, and so
+    /// on; elements equal under all of them keep their order (the sort is stable).
+    ///
+    /// `NSArray.sortedArray(using:)` on Apple platforms.
+    public func sortedArray(using sortDescriptors: [NSSortDescriptor]) -> [Element] {
+        NSSortDescriptor.stableSort(self, by: sortDescriptors)
+    }
+
+    /// Sorts the array in place by `sortDescriptors`, stably.
+    ///
+    /// `NSMutableArray.sort(using:)` on Apple platforms.
+    public mutating func sort(using sortDescriptors: [NSSortDescriptor]) {
+        self = NSSortDescriptor.stableSort(self, by: sortDescriptors)
+    }
+}
+
+extension Sequence {
+    /// The elements sorted by `sortDescriptors`, stably. Not in Apple's API: a convenience that
+    /// does not clash with Foundation's `sorted(using:)` for `SortComparator`s.
+    public func sorted(using sortDescriptors: [NSSortDescriptor]) -> [Element] {
+        NSSortDescriptor.stableSort(Array(self), by: sortDescriptors)
+    }
+}
+
+extension NSSortDescriptor {
+    /// A stable sort: ties under every descriptor keep their original order.
+    static func stableSort<Element>(_ elements: [Element], by descriptors: [NSSortDescriptor]) -> [Element] {
+        guard !descriptors.isEmpty else { return elements }
+        return elements.enumerated().sorted { x, y in
+            for descriptor in descriptors {
+                switch descriptor.compare(x.element, to: y.element) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return x.offset < y.offset
+        }.map(\.element)
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import Testing
+@testable import CoreDataCLI
+@testable import OpenCoreData
+
+@Suite struct PredicateCommandTests {
+    private func isExit2(_ error: any Error) -> Bool { (error as? ExitCode)?.rawValue == 2 }
+
+    @Test func parsesTheStableForms() throws {
+        let eval = try #require(try CoreDataCommand.parseAsRoot(
+            ["predicate", "eval", "age > %d", "--object", #"{"age": 4}"#, "--arguments", "[3]", "--variables", "{}"])
+            as? PredicateEvalCommand)
+        #expect(eval.format == "age > %d")
+        #expect(eval.object == #"{"age": 4}"#)
+        #expect(eval.arguments == "[3]")
+        #expect(eval.variables == "{}")
+        let cases = try #require(try CoreDataCommand.parseAsRoot(["predicate", "eval", "--cases", "f.jsonl"]) as? PredicateEvalCommand)
+        #expect(cases.cases == "f.jsonl")
+        let format = try #require(try CoreDataCommand.parseAsRoot(["predicate", "format", "a = 1", "--arguments", "[]"]) as? PredicateFormatCommand)
+        #expect(format.format == "a = 1")
+        #expect(format.arguments == "[]")
+    }
+
+    @Test func rejectsIncompleteForms() {
+        #expect(throws: (any Error).self) { try CoreDataCommand.parseAsRoot(["predicate", "eval", "a == 1"]) }
+        #expect(throws: (any Error).self) { try CoreDataCommand.parseAsRoot(["predicate", "eval", "--object", "{}"]) }
+        #expect(throws: (any Error).self) {
+            try CoreDataCommand.parseAsRoot(["predicate", "eval", "a == 1", "--cases", "f.jsonl"])
+        }
+        #expect(throws: (any Error).self) { try CoreDataCommand.parseAsRoot(["predicate", "format"]) }
+    }
+
+    @Test func formatPrintsPredicateFormat() throws {
+        #expect(try PredicateTool.format(format: "age > 3 && name beginswith[c] 'a'", argumentsJSON: nil)
+                == #"age > 3 AND name BEGINSWITH[c] "a""#)
+        #expect(try PredicateTool.format(format: "%K IN %@", argumentsJSON: #"["tags", {"$set": [2, 1]}]"#)
+                == "tags IN {1, 2}")
+        #expect(try PredicateTool.format(format: "d > %@", argumentsJSON: #"[{"$date": "2023-01-01T00:00:00Z"}]"#)
+                == #"d > CAST(694224000.000000, "NSDate")"#)
+        let command = try #require(try CoreDataCommand.parseAsRoot(["predicate", "format", "a = 1"]) as? PredicateFormatCommand)
+        try command.run()
+    }
+
+    @Test func errorsExitWithStatus2() throws {
+        #expect(throws: PredicateParseError.self) { try PredicateTool.format(format: "a ==", argumentsJSON: nil) }
+        let badFormat = try #require(try CoreDataCommand.parseAsRoot(["predicate", "format", "a =="]) as? PredicateFormatCommand)
+        #expect(performing: { try badFormat.run() }, throws: isExit2)
+        let badArguments = try #require(try CoreDataCommand.parseAsRoot(["predicate", "format", "a == %@", "--arguments", "{"]) as? PredicateFormatCommand)
+        #expect(performing: { try badArguments.run() }, throws: isExit2)
+        let badEval = try #require(try CoreDataCommand.parseAsRoot(["predicate", "eval", "a ==", "--object", "{}"]) as? PredicateEvalCommand)
+        #expect(performing: { try badEval.run() }, throws: isExit2)
+        let badObject = try #require(try CoreDataCommand.parseAsRoot(["predicate", "eval", "a == 1", "--object", "{"]) as? PredicateEvalCommand)
+        #expect(performing: { try badObject.run() }, throws: isExit2)
+        let missingFile = try #require(try CoreDataCommand.parseAsRoot(["predicate", "eval", "--cases", "/nonexistent/cases.jsonl"]) as? PredicateEvalCommand)
+        #expect(performing: { try missingFile.run() }, throws: isExit2)
+    }
+
+    @Test func caseLinesReportErrorsInPlace() {
+        let text = """
+            {"format": "a ==", "object": {}}
+
+            not json
+            [1]
+            {"object": {}}
+            {"format": "a == %@", "arguments": {}}
+            {"format": "a == $X", "variables": [], "arguments": null}
+            {"format": "a == 1", "object": {"$date": 3}}
+            """
+        let lines = PredicateTool.evaluateCases(text)
+        #expect(lines.count == 7, "a blank line is not a case")
+        #expect(lines.allSatisfy { $0.hasPrefix("error: ") })
+        #expect(lines[0].contains("column"))
+        #expect(lines[1] == "error: invalid JSON in line 3 at $: not valid JSON (not json)")
+        #expect(lines[2] == "error: invalid JSON in line 4 at $: a case must be a JSON object")
+        #expect(lines[3] == #"error: invalid JSON in line 5 at $.format: a case needs a "format" string"#)
+        #expect(lines[4] == "error: invalid JSON in line 6 at $: expected an array of arguments")
+        #expect(lines[5] == "error: invalid JSON in line 7 at $: expected an object of variables")
+        #expect(lines[6] == "error: invalid JSON in line 8 at $.object: $date needs an ISO 8601 string, not 3")
+    }
+}
