@@ -13,7 +13,7 @@ import Foundation
 /// `NSSubqueryExpression` (`NSExpression`, `NSVariable`, `NSSubpredicate`), `NSTernaryExpression`
 /// (`NSPredicate`, `NSTrueExpression`, `NSFalseExpression`) and `NSAnyKeyExpression`.
 /// Block predicates, block expressions and custom-selector operators cannot be archived usefully
-/// and are refused with ``AppleCompiledModelError/Reason/unsupportedPredicate(_:)``.
+/// and are refused with a ``ManagedObjectModelError`` of kind `invalidValue`.
 struct AppleArchivedPredicate {
     let file: URL
     let element: String?
@@ -146,7 +146,19 @@ struct AppleArchivedPredicate {
         return NSExpression(node: .constant(node.propertyListValue))
     }
 
-    private func error(_ reason: AppleCompiledModelError.Reason) -> AppleCompiledModelError {
-        AppleCompiledModelError(file: file, element: element, reason: reason)
+    private enum Problem {
+        case missingField(String)
+        case unsupportedPredicate(String)
+    }
+
+    private func error(_ problem: Problem) -> ManagedObjectModelError {
+        switch problem {
+        case .missingField(let what):
+            return ManagedObjectModelError(.invalidCompiledModel, "archived predicate: missing or malformed \(what)",
+                                           file: file, element: element)
+        case .unsupportedPredicate(let className):
+            return ManagedObjectModelError(.invalidValue, "cannot rebuild an archived \(className)",
+                                           file: file, element: element)
+        }
     }
 }
