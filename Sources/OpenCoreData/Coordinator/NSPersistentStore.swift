@@ -1,9 +1,13 @@
-/// A persistent store: the descriptive state every store has (identifier, type, location,
-/// options, configuration, metadata).
+/// A persistent store, and the one store protocol every store type implements.
 ///
-/// This is the class the model layer needs for ``NSPersistentStoreRequest/affectedStores``.
-/// The store protocol itself (loading, saving, fetching snapshots), the link to the coordinator
-/// and the store-type registry land with the object graph (issue 4), which subclasses this.
+/// Subclasses (the in-memory, XML, binary and SQLite stores, and later PostgreSQL) override the
+/// methods under "The store protocol". The coordinator is their only caller, and they speak in
+/// ``ObjectSnapshot``s and ``NSManagedObjectID``s: a store never sees a managed object or a context
+/// (DESIGN decisions 2 and 3). The base class's protocol methods throw
+/// `NSPersistentStoreUnsupportedRequestTypeError`.
+///
+/// Differences from Apple: Apple's subclassing points are `NSAtomicStore` and
+/// `NSIncrementalStore`, whose APIs hand managed objects to the store. Ours is snapshot-based.
 open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The configuration name Core Data uses when a store is added without one.
     public static let defaultConfigurationName = "PF_DEFAULT_CONFIGURATION_NAME"
@@ -29,10 +33,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Whether the store refuses saves.
     open var isReadOnly: Bool
 
+    /// The coordinator the store was added to.
+    open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+
     /// Creates the descriptive part of a store.
-    ///
-    /// Differs from Apple, whose initializer also takes the coordinator; that one arrives with
-    /// the coordinator (issue 4).
     public init(type: String, configurationName: String?, at url: URL?, options: [AnyHashable: Any]?) {
         self.identifier = UUID().uuidString
         self.type = type
@@ -46,6 +50,62 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     open override var description: String {
         "<\(Swift.type(of: self)): \(type) \(url?.path ?? "(no URL)") configuration \(configurationName)>"
+    }
+
+    // MARK: The store protocol
+
+    /// Opens the store: reads (or, for a new store, creates) its file and metadata. Called once,
+    /// by the coordinator, when the store is added.
+    open func loadMetadata() throws {}
+
+    /// Called after the store was added to `coordinator`.
+    open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
+
+    /// Called before the store is removed from `coordinator`.
+    open func willRemove(from coordinator: NSPersistentStoreCoordinator?) {}
+
+    /// Runs a fetch request against the store's own objects.
+    ///
+    /// The request's entity is resolved; `includesSubentities`, predicate, sort descriptors,
+    /// offset and limit, and the result type (with `propertiesToFetch`, distinct, group-by and
+    /// having for dictionaries) are the store's to honour. Pending changes are not the store's
+    /// concern: the context merges them.
+    open func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
+        throw unsupported("fetching")
+    }
+
+    /// The current snapshots of the given objects of this store; IDs that no longer exist are
+    /// left out (the context reports them as `NSManagedObjectReferentialIntegrityError`).
+    open func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
+        throw unsupported("reading objects")
+    }
+
+    /// The destinations of a to-many relationship of one object, in order when ordered.
+    open func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
+        throw unsupported("reading relationships")
+    }
+
+    /// Allocates `count` permanent IDs for new objects of `entity`.
+    open func newObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID] {
+        throw unsupported("creating objects")
+    }
+
+    /// Checks that ``save(_:)`` would succeed (read-only, optimistic-locking conflicts) without
+    /// writing anything. The coordinator calls it on every store of a save before saving any.
+    open func checkSave(_ changes: StoreSaveChanges) throws {
+        throw unsupported("saving")
+    }
+
+    /// Writes a save's changes atomically: all of them or, on error, none.
+    open func save(_ changes: StoreSaveChanges) throws {
+        throw unsupported("saving")
+    }
+
+    private func unsupported(_ what: String) -> NSError {
+        NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreUnsupportedRequestTypeError, userInfo: [
+            NSLocalizedDescriptionKey: "The \(type) store \(url?.path ?? "") does not support \(what).",
+            NSAffectedStoresErrorKey: [self],
+        ])
     }
 }
 
