@@ -84,6 +84,7 @@ open class AtomicStore: NSPersistentStore, @unchecked Sendable {
         }
         loaded.metadata[NSStoreTypeKey] = type
         loaded.metadata[NSStoreUUIDKey] = identifier
+        loaded.raiseKeyCountersToRows()
         contents = loaded
         metadata = loaded.metadata
     }

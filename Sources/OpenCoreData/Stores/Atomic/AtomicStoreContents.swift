@@ -32,6 +32,16 @@ public struct AtomicStoreContents: @unchecked Sendable {
         return rows[name]?[key]
     }
 
+    /// Raises each key counter to at least the largest key of its tree's rows, so that a file
+    /// that does not record counters (or records them wrong) never hands out a used key.
+    mutating func raiseKeyCountersToRows() {
+        for (_, entityRows) in rows {
+            guard let entity = entityRows.values.first?.objectID.entity, let largest = entityRows.keys.max() else { continue }
+            let root = Self.rootName(of: entity)
+            if largest > lastPrimaryKeys[root] ?? 0 { lastPrimaryKeys[root] = largest }
+        }
+    }
+
     /// The name of the root of `entity`'s inheritance tree, which keys ``lastPrimaryKeys``.
     static func rootName(of entity: NSEntityDescription) -> String {
         var root = entity
