@@ -64,7 +64,12 @@ import Testing
         ("a == YES", "a == 1"), ("a == FALSE", "a == 0"), ("a == NULL", "a == nil"),
         ("sum({1, 2}) == 3", "sum:({1, 2}) == 3"), ("add(1, 2) == 3", "1 + 2 == 3"),
         ("-(a) == 1", "0 - a == 1"), ("a == 0x10", "a == 16"),
-        ("FUNCTION(SELF, 'selector:', 1) == 2", #"FUNCTION(SELF, "selector:", 1) == 2"#),
+        ("FUNCTION(SELF, 'selector:', 1) == 2", #"FUNCTION(SELF, "selector:" , 1) == 2"#),
+        ("FUNCTION(a, \"pow:\", 3) == 8", #"FUNCTION(a, "pow:" , 3) == 8"#),
+        ("FUNCTION('a', 'uppercase') == 'A'", #"FUNCTION("a", "uppercase") == "A""#),
+        ("SELF like[c] 'prefix*suffix'", #"SELF LIKE[c] "prefix*suffix""#),
+        ("SELF like[c] %@*%@", #"SELF LIKE[c] "name" * "size""#),
+        ("$a == 1", "$a == 1"), ("a.@count == 3", "a.@count == 3"), ("a[SIZE] == 3", "a[SIZE] == 3"),
         ("CAST(a, 'NSNumber') > 1", #"CAST(a, "NSNumber") > 1"#),
         ("SUBQUERY(items, $i, $i.price > 10).@count > 0", "SUBQUERY(items, $i, $i.price > 10).@count > 0"),
         ("a[first] == 1", "a[FIRST] == 1"), ("#size == 1", "#size == 1"),
@@ -119,6 +124,14 @@ import Testing
         withKnownIssue("the parser keeps CAST(number, 'NSDate') as a function, not a Date constant") {
             #expect(again.isEqual(p))
         }
+    }
+
+    @Test func expressionDescriptions() throws {
+        #expect(try NSExpression(validatingFormat: "%@ + %@", argumentArray: [1, 1]).description == "1 + 1")
+        #expect(try NSExpression(validatingFormat: "%@ + %@", argumentArray: ["1", "1"]).description == #""1" + "1""#)
+        #expect(try NSExpression(validatingFormat: "12.845 * x + (y)").description == "12.845 * x + y")
+        #expect(try NSExpression(validatingFormat: "FUNCTION(a.b, 'pow:', 2) + a.c + (a.d)[0] + 1").description
+                == #"FUNCTION(a.b, "pow:" , 2) + a.c + a.d[0] + 1"#)
     }
 
     @Test func expressionsRoundTrip() throws {

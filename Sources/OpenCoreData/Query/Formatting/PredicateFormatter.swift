@@ -8,7 +8,8 @@
 ///   `CAST(694224000.000000, "NSDate")`, collections as `{1, 2}`;
 /// - compound subpredicates wrapped in parentheses;
 /// - built-in functions as `name(args)`, arithmetic infix with parentheses only where
-///   precedence needs them, `a[FIRST]`, `CAST(…)`, `TERNARY(…)`, `SUBQUERY(…)`, `FUNCTION(…)`.
+///   precedence needs them, `a[FIRST]`, `CAST(…)`, `TERNARY(…)`, `SUBQUERY(…)`, and
+///   `FUNCTION(a, "pow:" , 3)` with Apple's space before the comma after the selector.
 ///
 /// Parsing the output again gives an equal tree, except for what has no literal syntax
 /// (block predicates and expressions, and constants such as `Data` or `UUID`, printed as their
@@ -102,8 +103,11 @@ struct PredicateFormatter {
         case .function(let name, let arguments):
             return formatFunction(name, arguments)
         case .functionOn(let target, let selector, let arguments):
-            let parts = [format(target), Self.quote(selector)] + arguments.map(format)
-            return "FUNCTION(" + parts.joined(separator: ", ") + ")"
+            // Apple puts a space before the comma that follows the selector:
+            // `FUNCTION(a, "pow:" , 3)`, but `FUNCTION("a", "uppercase")`.
+            let head = "FUNCTION(" + format(target) + ", " + Self.quote(selector)
+            if arguments.isEmpty { return head + ")" }
+            return head + " , " + arguments.map(format).joined(separator: ", ") + ")"
         case .symbolic(let symbol):
             return symbol.rawValue
         case .aggregate(let items):
