@@ -268,7 +268,10 @@ struct PredicateLexer {
         while let c = peek(), "-+ #0123456789.".contains(c) { position += 1 }
         while let c = peek(), FormatSpecifier.lengthModifiers.contains(c) { position += 1 }
         guard let conversion = peek() else {
-            return invalid("expected a format specifier such as %@, %K, %d or %f after '%' but found end of input", at: start)
+            if position == start + 1 {
+                return invalid("expected a format specifier such as %@, %K, %d or %f after '%' but found end of input", at: start)
+            }
+            return invalid("unknown format specifier '\(text(from: start))'; expected %@, %K, %d, %i, %u, %f, %s or %%", at: start)
         }
         position += 1
         let text = text(from: start)

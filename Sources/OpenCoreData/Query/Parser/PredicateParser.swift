@@ -65,32 +65,30 @@ struct PredicateParser {
         return true
     }
 
-    /// Consumes `symbol` or throws "expected <symbol> <context> …".
-    mutating func expect(_ symbol: String, _ context: String = "") throws {
-        guard accept(symbol) else {
-            throw unexpected("'\(symbol)'" + (context.isEmpty ? "" : " " + context))
-        }
+    /// Consumes `symbol` or throws "expected <symbol> after 'x' <context> but found …".
+    mutating func expect(_ symbol: String, _ context: String? = nil) throws {
+        guard accept(symbol) else { throw unexpected("'\(symbol)'", context: context) }
     }
 
     mutating func expectEnd(expected: String) throws {
         guard case .end = current.kind else { throw unexpected(expected) }
     }
 
-    /// The error for an unexpected current token: "expected X after 'Y' but found Z".
+    /// The error for an unexpected current token: "expected X after 'Y' <context> but found Z".
     ///
-    /// A lexing problem at the current token (an unterminated string, a missing argument) is
-    /// reported as itself, since it is the real cause.
-    func unexpected(_ expected: String, after: String? = nil) -> PredicateParseError {
-        let token = current
-        if case .invalid(let error) = token.kind { return error }
+    /// A lexing problem at the current token (an unterminated string, a missing argument, a
+    /// stray character) is reported as itself, since it is the real cause.
+    func unexpected(_ expected: String, after: String? = nil, context: String? = nil) -> PredicateParseError {
+        if case .invalid(let error) = current.kind { return error }
         var message = "expected \(expected)"
         if let after {
             message += " after \(after)"
         } else if index > 0 {
             message += " after \(Self.quote(tokens[index - 1].text))"
         }
-        message += " but found \(token.quoted)"
-        return PredicateParseError(format: format, column: token.column, message: message)
+        if let context { message += " " + context }
+        message += " but found \(current.quoted)"
+        return PredicateParseError(format: format, column: current.column, message: message)
     }
 
     /// An error at a given token.
@@ -188,7 +186,9 @@ struct PredicateParser {
         do {
             return try comparison(modifier: .direct)
         } catch let error as PredicateParseError {
-            throw error.column > predicateError.column ? error : predicateError
+            // The attempt that got further explains the problem better; on a tie, the
+            // expression reading does ("expected ')'" rather than "expected an operator").
+            throw error.column >= predicateError.column ? error : predicateError
         }
     }
 
