@@ -70,6 +70,7 @@ public enum KeyValueCodingError: Error, Sendable, Equatable, CustomStringConvert
 /// - Arrays and `NSOrderedSet` map the key over their elements into an array, with `NSNull` where
 ///   an element gave nil. Sets map into a set without the nils.
 /// - ``KeyValueCoding`` adopters answer through ``KeyValueCoding/valueThrowing(forKey:)``.
+/// - Strings answer `length` (in UTF-16 units, as `NSString`).
 /// - Other values are read with `Mirror` (stored properties, including those of superclasses; a
 ///   property wrapper `_key` is unwrapped). A key they do not have throws
 ///   ``KeyValueCodingError/unknownKey(key:owner:)``.
@@ -109,6 +110,7 @@ public enum KeyValueAccess {
         if let dictionary = dictionary(object) {
             return dictionary[key].flatMap(ValueComparison.unwrap)
         }
+        if key == "length", let string = ValueComparison.string(object) { return string.utf16.count }
         if let collection = CollectionValue(object) {
             switch collection.kind {
             case .array, .orderedSet:
