@@ -109,4 +109,46 @@ import Testing
         let selectorComparator = NSSortDescriptor(key: "x", ascending: true, selector: "caseInsensitiveCompare:").comparator
         #expect(selectorComparator("a", "B") == .orderedAscending)
     }
+
+    struct Version: Comparable {
+        let major: Int
+        static func < (a: Version, b: Version) -> Bool { a.major < b.major }
+    }
+
+    struct Release {
+        let version: Version
+        let name: String
+    }
+
+    @Test func anyComparableValueAndReflectedKeys() {
+        let releases = [Release(version: Version(major: 3), name: "c"), Release(version: Version(major: 1), name: "a")]
+        let sorted = releases.sortedArray(using: [NSSortDescriptor(key: "version", ascending: true)])
+        #expect(sorted.map(\.name) == ["a", "c"])
+        let d = NSSortDescriptor(key: "items.@count", ascending: true)
+        #expect(d.compare(["items": [1, 2]], to: ["items": [1]]) == .orderedDescending)
+    }
+
+    @Test func unknownSelectorTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = NSSortDescriptor(key: "a", ascending: true, selector: "reverseCompare:")
+        }
+    }
+
+    @Test func incomparableValuesTrap() async {
+        await #expect(processExitsWith: .failure) {
+            _ = NSSortDescriptor(key: "a", ascending: true).compare(["a": "x"], to: ["a": 1])
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = NSSortDescriptor(key: "a", ascending: true, selector: "caseInsensitiveCompare:").compare(["a": 2], to: ["a": 1])
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = NSSortDescriptor(key: nil, ascending: true).compare(Version(major: 1), to: "x")
+        }
+    }
+
+    @Test func unknownKeyTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = NSSortDescriptor(key: "missing", ascending: true).compare(Version(major: 1), to: Version(major: 2))
+        }
+    }
 }

@@ -210,8 +210,6 @@ struct PredicateFormatter {
         case let set as Set<AnyHashable>:
             // A set has no order; sorting the printed elements makes the output stable.
             return "{" + set.map { formatConstant($0.base) }.sorted().joined(separator: ", ") + "}"
-        case let set as NSSet:
-            return "{" + set.allObjects.map { formatConstant($0) }.sorted().joined(separator: ", ") + "}"
         default:
             return Self.formatNumber(value) ?? String(describing: value)
         }
