@@ -151,4 +151,16 @@ import Testing
             _ = NSSortDescriptor(key: "missing", ascending: true).compare(Version(major: 1), to: Version(major: 2))
         }
     }
+
+    @Test func foundationArraysAndSortComparatorsStillWork() {
+        let array = NSArray(array: [["n": 2], ["n": 1], ["n": 3]] as [[String: Any]])
+        let sorted = array.sortedArray(using: [NSSortDescriptor(key: "n", ascending: false)])
+        #expect(sorted.map { ($0 as? [String: Any])?["n"] as? Int } == [3, 2, 1])
+        let mutable = NSMutableArray(array: ["b", "a", "C"])
+        mutable.sort(using: [NSSortDescriptor(key: nil, ascending: true, selector: "caseInsensitiveCompare:")])
+        #expect(mutable.compactMap { $0 as? String } == ["a", "b", "C"])
+        // Foundation's SortComparator-based sorting is not shadowed.
+        #expect([3, 1, 2].sorted(using: KeyPathComparator(\Int.self)) == [1, 2, 3])
+        #expect(["b", "a"].sorted(using: String.StandardComparator.lexical) == ["a", "b"])
+    }
 }
