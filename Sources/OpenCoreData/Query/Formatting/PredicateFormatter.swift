@@ -230,7 +230,8 @@ struct PredicateFormatter {
     }
 
     private static func formatFloatingPoint(_ value: Double, _ shortest: String) -> String {
-        if value.isFinite, value.rounded() == value, abs(value) < 1e15 {
+        // Integral doubles print as integers while every integer is exact (below 2^53).
+        if value.isFinite, value.rounded() == value, abs(value) < 9_007_199_254_740_992 {
             return String(Int64(value))
         }
         return shortest
