@@ -133,6 +133,27 @@ import Testing
         #expect(error.message == "expected an expression after '==' but found '=='")
     }
 
+    @Test func deepNestingIsRefusedWithoutOverflowingTheStack() throws {
+        let depth = PredicateParser.maximumDepth
+        // Deep but allowed: parentheses around a predicate and around an expression.
+        let parenthesized = String(repeating: "(", count: depth / 2 - 1) + "a == 1" + String(repeating: ")", count: depth / 2 - 1)
+        #expect(parsed(parenthesized) == "(kp(a) == 1)")
+        let arithmetic = String(repeating: "(", count: depth / 2 - 1) + "a" + String(repeating: ")", count: depth / 2 - 1) + " > 1"
+        #expect(parsed(arithmetic) == "(kp(a) > 1)")
+        // Too deep, in every recursive production.
+        for format in [
+            String(repeating: "(", count: 10 * depth) + "a == 1" + String(repeating: ")", count: 10 * depth),
+            String(repeating: "NOT ", count: 10 * depth) + "a == 1",
+            "a == " + String(repeating: "-", count: 10 * depth) + "1",
+            "a == " + Array(repeating: "2", count: 10 * depth).joined(separator: " ** "),
+            "a == " + String(repeating: "{", count: 10 * depth),
+            "a == " + String(repeating: "sum(", count: 10 * depth),
+        ] {
+            let error = try #require(parseError(format))
+            #expect(error.message == "the format nests more than \(depth) levels deep")
+        }
+    }
+
     @Test func validatingInitializersThrowTheParseError() {
         #expect(throws: PredicateParseError(format: "age >", column: 6, message: "expected an expression after '>' but found end of input")) {
             try NSPredicate(validatingFormat: "age >")

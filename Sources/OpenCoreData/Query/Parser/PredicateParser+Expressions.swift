@@ -19,6 +19,10 @@
 /// ```
 extension PredicateParser {
     mutating func expression() throws -> NSExpression {
+        try nested { try $0.setExpression() }
+    }
+
+    private mutating func setExpression() throws -> NSExpression {
         var left = try additive()
         while let keyword = current.keyword, ["UNION", "INTERSECT", "MINUS"].contains(keyword) {
             let operatorToken = current
@@ -72,7 +76,7 @@ extension PredicateParser {
         guard current.isSymbol("**") else { return base }
         let operatorToken = current
         advance()
-        let exponent = try operand(after: operatorToken) { try $0.power() }
+        let exponent = try operand(after: operatorToken) { try $0.nested { try $0.power() } }
         return NSExpression(node: .function("raise:toPower:", [base, exponent]))
     }
 
@@ -81,7 +85,7 @@ extension PredicateParser {
         guard current.isSymbol("-") else { return try postfix() }
         let operatorToken = current
         advance()
-        let value = try operand(after: operatorToken) { try $0.unary() }
+        let value = try operand(after: operatorToken) { try $0.nested { try $0.unary() } }
         if case .constant(let constant) = value.node, let negated = Self.negate(constant) {
             return NSExpression(node: .constant(negated))
         }
