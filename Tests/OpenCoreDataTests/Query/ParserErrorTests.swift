@@ -22,6 +22,7 @@ import Testing
         Case("name == 'abc", 9, "unterminated string: expected a closing ' for the string that starts here but found end of input"),
         Case("a == \"unterminated", 6, "unterminated string: expected a closing \" for the string that starts here but found end of input"),
         Case(#"a == '\u12'"#, 7, #"expected 4 hexadecimal digits after '\u'"#),
+        Case(#"a == '\uDC00'"#, 7, #"'\uDC00' is not a Unicode scalar"#),
         Case(#"a == '\uD83D'"#, 7, #"expected a low surrogate '\uDC00'…'\uDFFF' after the high surrogate"#),
         // Dangling operators.
         Case("age >", 6, "expected an expression after '>' but found end of input"),
@@ -58,6 +59,8 @@ import Testing
         Case("a == %f", 6, "%f expects a number but the argument is String \"x\"", arguments: ["x"]),
         Case("a == %z", 6, "unknown format specifier '%z'; expected %@, %K, %d, %i, %u, %f, %s or %%", arguments: ["x"]),
         Case("a == %y", 6, "unknown format specifier '%y'; expected %@, %K, %d, %i, %u, %f, %s or %%", arguments: ["x"]),
+        Case("a == %l", 6, "unknown format specifier '%l'; expected %@, %K, %d, %i, %u, %f, %s or %%"),
+        Case("a % b == 1", 3, "unknown format specifier '% '; expected %@, %K, %d, %i, %u, %f, %s or %%", arguments: ["x"]),
         Case("a == %", 6, "expected a format specifier such as %@, %K, %d or %f after '%' but found end of input"),
         // Unknown functions and malformed special forms.
         Case("foo(1) > 2", 1, "unknown function 'foo'; expected one of NSExpression's built-in functions such as sum:, count:, add:to:, uppercase: or now"),
@@ -107,6 +110,8 @@ import Testing
         #expect(missing.message == "%K expects a key path string but the argument is nil")
         let empty = try #require(parseError("%K == 1", ""))
         #expect(empty.message == "%K expects a non-empty key path but the argument is String \"\"")
+        let fraction = try #require(parseError("a == %d", NSNumber(value: 1.5)))
+        #expect(fraction.message.hasPrefix("%d expects an integer but the argument is"))
         let cString = try #require(parseError("a == %s", 1))
         #expect(cString.message == "%s expects a string but the argument is Int 1")
     }
@@ -126,6 +131,27 @@ import Testing
         let error = try #require(parseError("a == == %@"))
         #expect(error.column == 6)
         #expect(error.message == "expected an expression after '==' but found '=='")
+    }
+
+    @Test func deepNestingIsRefusedWithoutOverflowingTheStack() throws {
+        let depth = PredicateParser.maximumDepth
+        // Deep but allowed: parentheses around a predicate and around an expression.
+        let parenthesized = String(repeating: "(", count: depth / 2 - 1) + "a == 1" + String(repeating: ")", count: depth / 2 - 1)
+        #expect(parsed(parenthesized) == "(kp(a) == 1)")
+        let arithmetic = String(repeating: "(", count: depth / 2 - 1) + "a" + String(repeating: ")", count: depth / 2 - 1) + " > 1"
+        #expect(parsed(arithmetic) == "(kp(a) > 1)")
+        // Too deep, in every recursive production.
+        for format in [
+            String(repeating: "(", count: 10 * depth) + "a == 1" + String(repeating: ")", count: 10 * depth),
+            String(repeating: "NOT ", count: 10 * depth) + "a == 1",
+            "a == " + String(repeating: "-", count: 10 * depth) + "1",
+            "a == " + Array(repeating: "2", count: 10 * depth).joined(separator: " ** "),
+            "a == " + String(repeating: "{", count: 10 * depth),
+            "a == " + String(repeating: "sum(", count: 10 * depth),
+        ] {
+            let error = try #require(parseError(format))
+            #expect(error.message == "the format nests more than \(depth) levels deep")
+        }
     }
 
     @Test func validatingInitializersThrowTheParseError() {

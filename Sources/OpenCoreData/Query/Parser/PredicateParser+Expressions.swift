@@ -19,6 +19,10 @@
 /// ```
 extension PredicateParser {
     mutating func expression() throws -> NSExpression {
+        try nested { try $0.setExpression() }
+    }
+
+    private mutating func setExpression() throws -> NSExpression {
         var left = try additive()
         while let keyword = current.keyword, ["UNION", "INTERSECT", "MINUS"].contains(keyword) {
             let operatorToken = current
@@ -72,7 +76,7 @@ extension PredicateParser {
         guard current.isSymbol("**") else { return base }
         let operatorToken = current
         advance()
-        let exponent = try operand(after: operatorToken) { try $0.power() }
+        let exponent = try operand(after: operatorToken) { try $0.nested { try $0.power() } }
         return NSExpression(node: .function("raise:toPower:", [base, exponent]))
     }
 
@@ -81,7 +85,7 @@ extension PredicateParser {
         guard current.isSymbol("-") else { return try postfix() }
         let operatorToken = current
         advance()
-        let value = try operand(after: operatorToken) { try $0.unary() }
+        let value = try operand(after: operatorToken) { try $0.nested { try $0.unary() } }
         if case .constant(let constant) = value.node, let negated = Self.negate(constant) {
             return NSExpression(node: .constant(negated))
         }
@@ -355,6 +359,10 @@ extension PredicateParser {
     static let castTypes: Set<String> = ["NSDate", "NSNumber", "NSString", "NSDecimalNumber"]
 
     /// `CAST(value, 'NSDate')`, the function `castObject:toType:`.
+    ///
+    /// `CAST(<number>, 'NSDate')` with a constant number is a `Date` constant (seconds since
+    /// 2001-01-01 UTC), because that is how `predicateFormat` prints a date constant: the fold
+    /// makes a printed predicate parse back to an equal tree.
     private mutating func cast() throws -> NSExpression {
         let open = openSpecialForm()
         let value = try expression()
@@ -365,7 +373,16 @@ extension PredicateParser {
             throw error("CAST converts to 'NSDate', 'NSNumber', 'NSString' or 'NSDecimalNumber', not '\(type)'", at: typeToken)
         }
         try closeSpecialForm("CAST", opened: open)
+        if type == "NSDate", case .constant(let constant) = value.node, let seconds = Self.dateSeconds(constant) {
+            return NSExpression(node: .constant(Date(timeIntervalSinceReferenceDate: seconds)))
+        }
         return NSExpression(node: .function("castObject:toType:", [value, NSExpression(node: .constant(type))]))
+    }
+
+    /// The seconds of a numeric constant cast to a date; `nil` for anything else.
+    private static func dateSeconds(_ value: Any?) -> Double? {
+        guard let value, !(value is Bool), !(value is String) else { return nil }
+        return FormatSpecifier.double(value)
     }
 
     /// A quoted string, or a `%@` argument holding a string.

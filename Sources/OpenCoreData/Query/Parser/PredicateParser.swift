@@ -22,6 +22,9 @@ struct PredicateParser {
     let format: String
     let tokens: [PredicateToken]
     var index = 0
+    /// How deeply the parser has recursed, bounded so that hostile input cannot overflow the stack.
+    var depth = 0
+    static let maximumDepth = 100
 
     init(format: String, arguments: [Any?]) {
         self.format = format
@@ -104,7 +107,24 @@ struct PredicateParser {
 
     // MARK: Predicates
 
+    /// Runs `parse` one nesting level deeper, refusing formats nested more than
+    /// ``maximumDepth`` levels (no real predicate comes close).
+    mutating func nested<T>(_ parse: (inout PredicateParser) throws -> T) throws -> T {
+        guard depth < Self.maximumDepth else {
+            throw PredicateParseError(
+                format: format, column: current.column,
+                message: "the format nests more than \(Self.maximumDepth) levels deep")
+        }
+        depth += 1
+        defer { depth -= 1 }
+        return try parse(&self)
+    }
+
     mutating func predicate() throws -> NSPredicate {
+        try nested { try $0.orPredicate() }
+    }
+
+    private mutating func orPredicate() throws -> NSPredicate {
         var operands = [try andPredicate()]
         while current.isKeyword("OR") || current.isSymbol("||") {
             advance()
@@ -140,7 +160,7 @@ struct PredicateParser {
     private mutating func notPredicate() throws -> NSPredicate {
         if current.isKeyword("NOT") || current.isSymbol("!") {
             advance()
-            return NSCompoundPredicate(type: .not, subpredicates: [try notPredicate()])
+            return NSCompoundPredicate(type: .not, subpredicates: [try nested { try $0.notPredicate() }])
         }
         return try primaryPredicate()
     }
