@@ -171,6 +171,18 @@ struct Point: PredicateFunctionTarget {
                 == .wrongArgumentCount(function: "stringByAppendingString:", expected: 1, actual: 0))
     }
 
+    @Test func astEqualityUsesValueRules() {
+        #expect(NSPredicate(format: "a == 3") == NSPredicate(format: "a == 3.0"))
+        #expect(NSPredicate(format: "a == %@", Int32(1)) == NSPredicate(format: "a == %@", Int64(1)))
+        #expect(NSPredicate(format: "a == 'x'") != NSPredicate(format: "a == 'X'"))
+        #expect(ValueComparison.isEqualConstant(nil, NSNull()))
+        #expect(!ValueComparison.isEqualConstant(1, "1"))
+    }
+
+    @Test func symbolicIndexAloneIsItsName() throws {
+        #expect(try NSExpression(node: .symbolic(.last)).expressionValueThrowing(with: nil) as? String == "LAST")
+    }
+
     @Test func appleStyleEntryPoints() {
         #expect(NSPredicate(format: "age > %d", 3).evaluate(with: ["age": 4]))
         let expression = NSExpression(format: "1 + $X")
