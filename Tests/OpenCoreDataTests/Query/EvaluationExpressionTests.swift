@@ -165,6 +165,8 @@ struct Point: PredicateFunctionTarget {
         #expect(Eval.valueError("FUNCTION(%@, 'valueForKey:', 'zz')", nil, Person(name: "a", age: 1))
                 == .keyValueCoding(.unknownKey(key: "zz", owner: "type Person"), keyPath: "zz"))
         #expect(Eval.valueError("FUNCTION(3, 'frobnicate:', 1)") == .unknownSelector(selector: "frobnicate:", receiverType: "Int"))
+        #expect(try Eval.value("FUNCTION(missing, 'length')", Self.order) == nil)
+        #expect(Eval.valueError("FUNCTION(nothing, 'length')", Self.order) == .unknownSelector(selector: "length", receiverType: "NSNull"))
         #expect(Eval.valueError("FUNCTION(3, 'count')") == .unknownSelector(selector: "count", receiverType: "Int"))
         #expect(Eval.valueError("FUNCTION(%@, 'other')", nil, point) == .unknownSelector(selector: "other", receiverType: "Point"))
         #expect(Eval.valueError("FUNCTION('a', 'stringByAppendingString:')")
