@@ -165,10 +165,24 @@ struct Point: PredicateFunctionTarget {
         #expect(Eval.valueError("FUNCTION(%@, 'valueForKey:', 'zz')", nil, Person(name: "a", age: 1))
                 == .keyValueCoding(.unknownKey(key: "zz", owner: "type Person"), keyPath: "zz"))
         #expect(Eval.valueError("FUNCTION(3, 'frobnicate:', 1)") == .unknownSelector(selector: "frobnicate:", receiverType: "Int"))
+        #expect(try Eval.value("FUNCTION(missing, 'length')", Self.order) == nil)
+        #expect(Eval.valueError("FUNCTION(nothing, 'length')", Self.order) == .unknownSelector(selector: "length", receiverType: "NSNull"))
         #expect(Eval.valueError("FUNCTION(3, 'count')") == .unknownSelector(selector: "count", receiverType: "Int"))
         #expect(Eval.valueError("FUNCTION(%@, 'other')", nil, point) == .unknownSelector(selector: "other", receiverType: "Point"))
         #expect(Eval.valueError("FUNCTION('a', 'stringByAppendingString:')")
                 == .wrongArgumentCount(function: "stringByAppendingString:", expected: 1, actual: 0))
+    }
+
+    @Test func astEqualityUsesValueRules() {
+        #expect(NSPredicate(format: "a == 3") == NSPredicate(format: "a == 3.0"))
+        #expect(NSPredicate(format: "a == %@", Int32(1)) == NSPredicate(format: "a == %@", Int64(1)))
+        #expect(NSPredicate(format: "a == 'x'") != NSPredicate(format: "a == 'X'"))
+        #expect(ValueComparison.isEqualConstant(nil, NSNull()))
+        #expect(!ValueComparison.isEqualConstant(1, "1"))
+    }
+
+    @Test func symbolicIndexAloneIsItsName() throws {
+        #expect(try NSExpression(node: .symbolic(.last)).expressionValueThrowing(with: nil) as? String == "LAST")
     }
 
     @Test func appleStyleEntryPoints() {

@@ -111,6 +111,12 @@ import Testing
                 #expect(try !Eval.test("%@ > %@", nil, left, right))
             }
         }
+        #expect(try Eval.test("%@ == %@", nil, NSDecimalNumber(string: "0.3"), Decimal(string: "0.3")!))
+        #expect(try Eval.test("%@ != %@", nil, NSDecimalNumber(string: "0.3"), Decimal(string: "0.30000001")!))
+        #expect(try Eval.test("%@ == -3", nil, NSNumber(value: Int8(-3))))
+        #expect(try Eval.test("%@ == 2.5", nil, NSNumber(value: 2.5)))
+        #expect(try Eval.test("%@ > %@", nil, NSNumber(value: UInt64.max), Int64.max))
+        #expect(try Eval.test("%@ == 1", nil, NSNumber(value: true)))
         #expect(try Eval.test("%@ == 1", nil, true))
         #expect(try Eval.test("%@ == 0", nil, NSNumber(value: false)))
         #expect(try Eval.test("%@ > %@", nil, UInt64.max, Int64.max))

@@ -102,6 +102,19 @@ import Testing
         #expect(try KeyValueAccess.value(forKeyPath: "list.@sum.x", of: [String: Any]()) == nil)
     }
 
+    @Test func operatorBeforeTheCollectionKey() throws {
+        let order: [String: Any] = ["items": [["price": 400], ["price": 500]]]
+        #expect(try KeyValueAccess.value(forKeyPath: "@sum.items.price", of: order) as? Int == 900)
+        #expect(try Eval.test("@sum.items.price < 1000", order))
+        #expect(try KeyValueAccess.value(forKeyPath: "@count", of: order) as? Int == 1)
+        #expect(throws: KeyValueCodingError.notACollection(collectionOperator: "@sum", typeName: "Dictionary<String, Int>")) {
+            try KeyValueAccess.value(forKeyPath: "@sum.price", of: ["price": 3])
+        }
+        #expect(throws: KeyValueCodingError.notACollection(collectionOperator: "@sum", typeName: "Int")) {
+            try KeyValueAccess.value(forKeyPath: "@sum.price.x", of: ["price": 3])
+        }
+    }
+
     @Test func unionOperators() throws {
         let objects: [[String: Any]] = [["k": 1], ["k": 2], ["k": 1], [:]]
         #expect((try KeyValueAccess.value(forKeyPath: "@unionOfObjects.k", of: objects) as? [Any])?.count == 3)
