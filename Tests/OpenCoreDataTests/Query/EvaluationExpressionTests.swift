@@ -2,11 +2,11 @@ import Testing
 @testable import OpenCoreData
 
 /// A user type that answers FUNCTION selectors.
-struct Point: PredicateFunctionTarget {
+struct EvalPoint: PredicateFunctionTarget {
     var x: Double, y: Double
     func respondsToPredicateFunction(_ selector: String) -> Bool { selector == "distanceTo:" }
     func performPredicateFunction(_ selector: String, arguments: [Any?]) throws -> Any? {
-        guard let other = arguments.first as? Point else { return nil }
+        guard let other = arguments.first as? EvalPoint else { return nil }
         return ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot()
     }
 }
@@ -39,11 +39,11 @@ struct Point: PredicateFunctionTarget {
         #expect(try Eval.test("ALL items.price > 1", Self.order))
         #expect(try Eval.test("NONE items.name == 'cup'", Self.order))
         #expect(try Eval.test("$o.count == 3", nil, variables: ["o": Self.order]))
-        #expect(Eval.error("name == 'x'", Person(name: "A", age: 1), nil as Any?) == nil)
-        #expect(Eval.error("wings == 2", Person(name: "A", age: 1))
-                == .keyValueCoding(.unknownKey(key: "wings", owner: "type Person"), keyPath: "wings"))
-        #expect(Eval.error("$p.wings == 2", nil, variables: ["p": Person(name: "A", age: 1)])
-                == .keyValueCoding(.unknownKey(key: "wings", owner: "type Person"), keyPath: "wings"))
+        #expect(Eval.error("name == 'x'", KVCPerson(name: "A", age: 1), nil as Any?) == nil)
+        #expect(Eval.error("wings == 2", KVCPerson(name: "A", age: 1))
+                == .keyValueCoding(.unknownKey(key: "wings", owner: "type KVCPerson"), keyPath: "wings"))
+        #expect(Eval.error("$p.wings == 2", nil, variables: ["p": KVCPerson(name: "A", age: 1)])
+                == .keyValueCoding(.unknownKey(key: "wings", owner: "type KVCPerson"), keyPath: "wings"))
     }
 
     @Test func aggregatesAndSetOperations() throws {
@@ -138,8 +138,8 @@ struct Point: PredicateFunctionTarget {
     }
 
     @Test func functionSelectors() throws {
-        let point = Point(x: 0, y: 0)
-        #expect(try Eval.value("FUNCTION(%@, 'distanceTo:', %@)", nil, point, Point(x: 3, y: 4)) as? Double == 5)
+        let point = EvalPoint(x: 0, y: 0)
+        #expect(try Eval.value("FUNCTION(%@, 'distanceTo:', %@)", nil, point, EvalPoint(x: 3, y: 4)) as? Double == 5)
         #expect(try Eval.value("FUNCTION('abc', 'uppercase:')") as? String == "ABC")
         #expect(try Eval.value("FUNCTION(2, 'add:to:', 3)") as? Int == 5)
         #expect(try Eval.value("FUNCTION(2, 'now')") is Date)
@@ -162,13 +162,13 @@ struct Point: PredicateFunctionTarget {
         #expect(try Eval.value("FUNCTION(SELF, 'valueForKeyPath:', 'meta.k')", Self.order) as? String == "v")
         #expect(try Eval.value("FUNCTION(SELF, 'valueForKey:', nil)", Self.order) == nil)
         #expect(try Eval.value("FUNCTION(SELF, 'valueForKey:', 'a.b')", ["a.b": 1]) as? Int == 1)
-        #expect(Eval.valueError("FUNCTION(%@, 'valueForKey:', 'zz')", nil, Person(name: "a", age: 1))
-                == .keyValueCoding(.unknownKey(key: "zz", owner: "type Person"), keyPath: "zz"))
+        #expect(Eval.valueError("FUNCTION(%@, 'valueForKey:', 'zz')", nil, KVCPerson(name: "a", age: 1))
+                == .keyValueCoding(.unknownKey(key: "zz", owner: "type KVCPerson"), keyPath: "zz"))
         #expect(Eval.valueError("FUNCTION(3, 'frobnicate:', 1)") == .unknownSelector(selector: "frobnicate:", receiverType: "Int"))
         #expect(try Eval.value("FUNCTION(missing, 'length')", Self.order) == nil)
         #expect(Eval.valueError("FUNCTION(nothing, 'length')", Self.order) == .unknownSelector(selector: "length", receiverType: "NSNull"))
         #expect(Eval.valueError("FUNCTION(3, 'count')") == .unknownSelector(selector: "count", receiverType: "Int"))
-        #expect(Eval.valueError("FUNCTION(%@, 'other')", nil, point) == .unknownSelector(selector: "other", receiverType: "Point"))
+        #expect(Eval.valueError("FUNCTION(%@, 'other')", nil, point) == .unknownSelector(selector: "other", receiverType: "EvalPoint"))
         #expect(Eval.valueError("FUNCTION('a', 'stringByAppendingString:')")
                 == .wrongArgumentCount(function: "stringByAppendingString:", expected: 1, actual: 0))
     }

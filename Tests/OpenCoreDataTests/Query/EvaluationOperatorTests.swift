@@ -28,7 +28,8 @@ import Testing
         ("word ENDSWITH 'llo'", true), ("word ENDSWITH 'LLO'", false), ("word ENDSWITH[c] 'LLO'", true),
         ("name ENDSWITH[d] 'air'", true), ("name ENDSWITH[cd] 'AIR'", true),
         ("word CONTAINS 'ell'", true), ("word CONTAINS 'ELL'", false), ("word CONTAINS[c] 'ELL'", true),
-        ("name CONTAINS[d] 'Ecl'", true), ("name CONTAINS[cd] 'ECL'", true), ("word CONTAINS ''", true),
+        ("name CONTAINS[d] 'Ecl'", true), ("name CONTAINS[cd] 'ECL'", true), ("word CONTAINS ''", false), ("word BEGINSWITH ''", false), ("word ENDSWITH ''", false), ("'' IN word", false),
+        ("'' LIKE ''", true), ("'' LIKE '*'", true), ("'' MATCHES ''", true),
         ("age BEGINSWITH '3'", false), ("word CONTAINS 3", false), ("nothing BEGINSWITH 'a'", false),
         // LIKE with * and ?, escapes and options.
         ("word LIKE 'h*o'", true), ("word LIKE 'h?llo'", true), ("word LIKE 'h?lo'", false), ("word LIKE '*'", true),
@@ -169,8 +170,8 @@ import Testing
         #expect(try !Eval.test("%@ == %@", nil, [1, 2], [2, 1]))
         #expect(try !Eval.test("%@ < %@", nil, [1], [2]))
         #expect(try Eval.test("%@ == %@", nil, NSString(string: "s"), "s"))
-        #expect(try Eval.test("%@ == %@", nil, Person(name: "a", age: 1), Person(name: "a", age: 1)) == false)
-        let dog = Dog(breed: "x")
+        #expect(try Eval.test("%@ == %@", nil, KVCPerson(name: "a", age: 1), KVCPerson(name: "a", age: 1)) == false)
+        let dog = KVCDog(breed: "x")
         #expect(try Eval.test("%@ == %@", nil, dog, dog) == false)
         let object = NSObject()
         #expect(try Eval.test("%@ == %@", nil, object, object))

@@ -58,7 +58,7 @@ import Testing
     @Test func tableSize() { #expect(Self.cases.count == 29) }
 
     @Test func filtersArraysOfStructs() throws {
-        let people = [Person(name: "Ann", age: 31), Person(name: "Bob", age: 17), Person(name: "Cy", age: 45, nickname: "C")]
+        let people = [KVCPerson(name: "Ann", age: 31), KVCPerson(name: "Bob", age: 17), KVCPerson(name: "Cy", age: 45, nickname: "C")]
         let adults = NSPredicate(format: "age >= 18 AND nickname == nil")
         #expect(people.filter { adults.evaluate(with: $0) }.map(\.name) == ["Ann"])
         #expect(try Eval.value("@avg.age", people) as? Double == 31)

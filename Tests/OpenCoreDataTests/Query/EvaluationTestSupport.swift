@@ -50,30 +50,30 @@ enum Eval {
 }
 
 /// A plain Swift type read through `Mirror`.
-struct Person {
+struct KVCPerson {
     var name: String
     var age: Int
     var nickname: String?
-    var friends: [Person] = []
+    var friends: [KVCPerson] = []
 }
 
 /// A class hierarchy read through `Mirror`, superclass properties included.
-class Animal {
+class KVCAnimal {
     let legs: Int
     init(legs: Int) { self.legs = legs }
 }
 
-final class Dog: Animal, @unchecked Sendable {
+final class KVCDog: KVCAnimal, @unchecked Sendable {
     let breed: String
     init(breed: String) { self.breed = breed; super.init(legs: 4) }
 }
 
 /// A type that adopts the key-value protocol and reports unknown keys like an entity.
-struct Record: KeyValueCoding {
+struct KVCRecord: KeyValueCoding {
     var values: [String: Any]
     func value(forKey key: String) -> Any? { values[key] }
     func valueThrowing(forKey key: String) throws -> Any? {
-        guard let value = values[key] else { throw KeyValueCodingError.unknownKey(key: key, owner: "entity Record") }
+        guard let value = values[key] else { throw KeyValueCodingError.unknownKey(key: key, owner: "entity KVCRecord") }
         return value
     }
 }
