@@ -212,6 +212,9 @@ struct EvalPoint: PredicateFunctionTarget {
         ]
         for (error, fragment) in errors {
             #expect(error.description.contains(fragment), "\(error)")
+            #expect(error.localizedDescription == error.description)
         }
+        let kvc = KeyValueCodingError.unknownKey(key: "k", owner: "entity E")
+        #expect(kvc.localizedDescription == "entity E has no property 'k'")
     }
 }

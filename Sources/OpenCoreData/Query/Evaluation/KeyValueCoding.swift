@@ -60,6 +60,11 @@ public enum KeyValueCodingError: Error, Sendable, Equatable, CustomStringConvert
     }
 }
 
+extension KeyValueCodingError: LocalizedError {
+    /// The same text as ``description``, so that `localizedDescription` names the problem too.
+    public var errorDescription: String? { description }
+}
+
 /// Key-value coding over any value: dictionaries, arrays, sets, ``KeyValueCoding`` adopters and,
 /// through `Mirror`, plain Swift structs and classes.
 ///
