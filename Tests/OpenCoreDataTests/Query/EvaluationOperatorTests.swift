@@ -119,6 +119,7 @@ import Testing
         #expect(try Eval.test("%@ > %@", nil, NSNumber(value: UInt64.max), Int64.max))
         #expect(try Eval.test("%@ == 1", nil, NSNumber(value: true)))
         #expect(try Eval.test("%@ == 1", nil, true))
+        #expect(try Eval.test("%@ == 2.5", nil, Float16(2.5)))
         #expect(try Eval.test("%@ == 0", nil, NSNumber(value: false)))
         #expect(try Eval.test("%@ > %@", nil, UInt64.max, Int64.max))
         #expect(try Eval.test("%@ < %@", nil, Int64.min, UInt64.max))

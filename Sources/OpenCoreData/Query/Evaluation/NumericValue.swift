@@ -1,6 +1,6 @@
 /// A number read from any Swift or Foundation numeric value, for comparison and arithmetic.
 ///
-/// Every numeric width (`Int`, `Int8`…`Int64`, `UInt`…`UInt64`, `Float`, `Double`, `CGFloat`,
+/// Every numeric width (`Int`, `Int8`…`Int64`, `UInt`…`UInt64`, `Float16`, `Float`, `Double`, `CGFloat`,
 /// `Decimal`, `Bool`, `NSNumber`, `NSDecimalNumber`) maps to one of three cases, so that numbers
 /// compare across widths and types as `NSNumber` does (`Int32(1) == 1.0`, `true == 1`).
 ///
@@ -41,7 +41,11 @@ enum NumericValue: Sendable {
         case let v as Float: self = .double(Double(v))
         case let v as CGFloat: self = .double(Double(v))
         case let v as Decimal: self = .decimal(v)
-        default: return nil
+        default:
+            #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+            if let v = value as? Float16 { self = .double(Double(v)); return }
+            #endif
+            return nil
         }
     }
 
