@@ -127,6 +127,12 @@ import Testing
         #expect(try Eval.test("%@ < %@", nil, Int64.max - 1, Int64.max))
         #expect(try Eval.test("%@ > %@", nil, Decimal(string: "0.3")!, 0.2))
         #expect(try !Eval.test("%@ == %@", nil, Double.nan, Double.nan))
+        #expect(try Eval.test("%@ < %@", nil, Decimal(1), Double.infinity))
+        #expect(try Eval.test("%@ > %@", nil, Decimal(1), -1e300))
+        #expect(try !Eval.test("%@ == %@", nil, Decimal(1), Double.nan))
+        #expect(try !Eval.test("%@ == %@", nil, Decimal.nan, Decimal.nan))
+        #expect(try Eval.value("add:to:(%@, %@)", nil, Decimal(1), Double.infinity) as? Double == .infinity)
+        #expect(try Eval.value("divide:by:(%@, %@)", nil, Decimal(1), 1e300) as? Double == 1e-300)
         #expect(try !Eval.test("%@ <= %@", nil, Double.nan, 1))
         #expect(try !Eval.test("%@ >= %@", nil, Double.nan, 1))
     }
