@@ -85,6 +85,16 @@ import Testing
         #expect(try Eval.test("ANY %@ == 2", nil, NSOrderedSet(array: [1, 2])))
     }
 
+    @Test func compoundPredicatesShortCircuit() throws {
+        let person = KVCPerson(name: "Ann", age: 1)
+        #expect(try !Eval.test("age > 100 AND wings == 1", person))
+        #expect(try Eval.test("age == 1 OR wings == 1", person))
+        #expect(Eval.error("age == 1 AND wings == 1", person)
+                == .keyValueCoding(.unknownKey(key: "wings", owner: "type KVCPerson"), keyPath: "wings"))
+        #expect(Eval.error("age > 100 OR wings == 1", person) != nil)
+        #expect(Eval.error("NOT wings == 1", person) != nil)
+    }
+
     @Test func compoundPredicatesBuiltInCode() throws {
         let yes = NSPredicate(value: true), no = NSPredicate(value: false)
         #expect(NSCompoundPredicate(andPredicateWithSubpredicates: []).evaluate(with: nil))
