@@ -149,6 +149,10 @@ struct EvalPoint: PredicateFunctionTarget {
         #expect(try Eval.value("FUNCTION('ab', 'stringByAppendingString:', 'c')") as? String == "abc")
         #expect(try Eval.value("FUNCTION(3.7, 'intValue')") as? Int == 3)
         #expect(try Eval.value("FUNCTION(3, 'integerValue')") as? Int == 3)
+        #expect(try Eval.value("FUNCTION(-3.7, 'longLongValue')") as? Int == -3)
+        #expect(Eval.valueError("FUNCTION(%@, 'intValue')", nil, Double.nan) == .wrongArgumentType(
+            function: "intValue", argument: 0, expected: "a number in the range of Int64", typeName: "Double"))
+        #expect(Eval.valueError("FUNCTION(1e300, 'intValue')") != nil)
         #expect(try Eval.value("FUNCTION(3, 'doubleValue')") as? Double == 3)
         #expect(try Eval.value("FUNCTION(0, 'boolValue')") as? Bool == false)
         #expect(try Eval.value("FUNCTION(3, 'stringValue')") as? String == "3")
@@ -212,6 +216,9 @@ struct EvalPoint: PredicateFunctionTarget {
         ]
         for (error, fragment) in errors {
             #expect(error.description.contains(fragment), "\(error)")
+            #expect(error.localizedDescription == error.description)
         }
+        let kvc = KeyValueCodingError.unknownKey(key: "k", owner: "entity E")
+        #expect(kvc.localizedDescription == "entity E has no property 'k'")
     }
 }

@@ -55,7 +55,10 @@ import Testing
         ("ANY tags == 'blue'", true), ("ANY tags == 'pink'", false), ("SOME tags BEGINSWITH[c] 'g'", true),
         ("ALL tags LIKE '*e*'", true), ("ALL tags CONTAINS 'r'", false), ("NONE tags == 'pink'", true),
         ("NONE tags == 'red'", false), ("ANY empty == 1", false), ("ALL empty == 1", true), ("NONE empty == 1", true),
-        ("ANY nothing == 1", false), ("ALL nothing == 1", true), ("ANY set == 'x'", true), ("ANY tags IN {'blue', 'x'}", true),
+        ("ANY tags ==[c] 'GREEN'", true), ("ANY tags ==[cd] 'grëen'", true), ("ALL tags != 'pink'", true),
+        ("ANY tags LIKE[c] 'G*'", true), ("ANY tags MATCHES '[a-z]+'", true), ("ALL tags MATCHES '[a-z]+'", false),
+        ("ANY tags ENDSWITH[c] 'EN'", true), ("ANY tags CONTAINS[c] 'LU'", true), ("ANY tags < 'b'", true),
+        ("ANY tags BETWEEN {'a', 'c'}", true), ("ALL tags BETWEEN {'a', 'c'}", false), ("ANY nothing == 1", false), ("ALL nothing == 1", true), ("ANY set == 'x'", true), ("ANY tags IN {'blue', 'x'}", true),
         // A to-many key path without a modifier is compared as a whole.
         ("tags == 'red'", false), ("tags == {'red', 'Green', 'blue'}", true), ("tags.@count == 3", true),
         // Compound predicates, constants.
@@ -68,6 +71,28 @@ import Testing
     @Test(arguments: cases)
     func evaluates(_ format: String, _ expected: Bool) throws {
         #expect(try Eval.test(format, Self.object) == expected, "\(format)")
+    }
+
+    @Test func membershipInEveryCollectionKind() throws {
+        #expect(try Eval.test("2 IN %@", nil, NSOrderedSet(array: [1, 2])))
+        #expect(try Eval.test("2 IN %@", nil, NSSet(array: [1, 2])))
+        #expect(try Eval.test("2 IN %@", nil, NSArray(array: [1, 2])))
+        #expect(try Eval.test("2.0 IN %@", nil, Set([Int32(1), Int32(2)])))
+        #expect(try Eval.test("'v' IN %@", nil, ["k": "v"]))
+        #expect(try !Eval.test("'k' IN %@", nil, ["k": "v"]))
+        #expect(try Eval.test("%@ CONTAINS 2", nil, NSOrderedSet(array: [1, 2])))
+        #expect(try Eval.test("nil IN {1, nil}"))
+        #expect(try Eval.test("ANY %@ == 2", nil, NSOrderedSet(array: [1, 2])))
+    }
+
+    @Test func compoundPredicatesShortCircuit() throws {
+        let person = KVCPerson(name: "Ann", age: 1)
+        #expect(try !Eval.test("age > 100 AND wings == 1", person))
+        #expect(try Eval.test("age == 1 OR wings == 1", person))
+        #expect(Eval.error("age == 1 AND wings == 1", person)
+                == .keyValueCoding(.unknownKey(key: "wings", owner: "type KVCPerson"), keyPath: "wings"))
+        #expect(Eval.error("age > 100 OR wings == 1", person) != nil)
+        #expect(Eval.error("NOT wings == 1", person) != nil)
     }
 
     @Test func compoundPredicatesBuiltInCode() throws {
@@ -119,6 +144,7 @@ import Testing
         #expect(try Eval.test("%@ > %@", nil, NSNumber(value: UInt64.max), Int64.max))
         #expect(try Eval.test("%@ == 1", nil, NSNumber(value: true)))
         #expect(try Eval.test("%@ == 1", nil, true))
+        #expect(try Eval.test("%@ == 2.5", nil, Float16(2.5)))
         #expect(try Eval.test("%@ == 0", nil, NSNumber(value: false)))
         #expect(try Eval.test("%@ > %@", nil, UInt64.max, Int64.max))
         #expect(try Eval.test("%@ < %@", nil, Int64.min, UInt64.max))
@@ -126,6 +152,12 @@ import Testing
         #expect(try Eval.test("%@ < %@", nil, Int64.max - 1, Int64.max))
         #expect(try Eval.test("%@ > %@", nil, Decimal(string: "0.3")!, 0.2))
         #expect(try !Eval.test("%@ == %@", nil, Double.nan, Double.nan))
+        #expect(try Eval.test("%@ < %@", nil, Decimal(1), Double.infinity))
+        #expect(try Eval.test("%@ > %@", nil, Decimal(1), -1e300))
+        #expect(try !Eval.test("%@ == %@", nil, Decimal(1), Double.nan))
+        #expect(try !Eval.test("%@ == %@", nil, Decimal.nan, Decimal.nan))
+        #expect(try Eval.value("add:to:(%@, %@)", nil, Decimal(1), Double.infinity) as? Double == .infinity)
+        #expect(try Eval.value("divide:by:(%@, %@)", nil, Decimal(1), 1e300) as? Double == 1e-300)
         #expect(try !Eval.test("%@ <= %@", nil, Double.nan, 1))
         #expect(try !Eval.test("%@ >= %@", nil, Double.nan, 1))
     }

@@ -95,7 +95,11 @@ struct BuiltinFunctions {
         if let number = NumericValue(receiver) {
             switch selector {
             case "intValue", "integerValue", "longLongValue":
-                return number.exactInteger.map { Int($0) } ?? Int(number.doubleValue.rounded(.towardZero))
+                if let integer = number.exactInteger ?? Int64(exactly: number.doubleValue.rounded(.towardZero)) {
+                    return NumericValue.integer(integer).boxed
+                }
+                throw PredicateEvaluationError.wrongArgumentType(
+                    function: selector, argument: 0, expected: "a number in the range of Int64", typeName: ValueComparison.typeName(receiver))
             case "doubleValue", "floatValue": return number.doubleValue
             case "boolValue": return number.doubleValue != 0
             case "stringValue": return Self.describe(receiver)
