@@ -16,6 +16,7 @@ public struct AtomicStoreContents: @unchecked Sendable {
     /// `Z_PK` does in a root entity's SQLite table.
     public var lastPrimaryKeys: [String: Int64]
 
+    /// Contents with the given metadata, rows and key counters.
     public init(metadata: [String: Any] = [:], rows: [String: [Int64: ObjectSnapshot]] = [:],
                 lastPrimaryKeys: [String: Int64] = [:]) {
         self.metadata = metadata
