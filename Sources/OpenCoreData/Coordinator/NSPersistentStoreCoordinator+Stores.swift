@@ -136,6 +136,38 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
+    /// Replaces the store of `storeType` at `destinationURL` with a copy of the one at
+    /// `sourceURL` (its file and SQLite companions). Neither may be added to this coordinator.
+    /// A store type without files (in-memory) has nothing to copy.
+    ///
+    /// Throws `NSPersistentStoreInvalidTypeError` (134000) for an unregistered type,
+    /// `NSPersistentStoreOperationError` (134070) when a store at either URL is in use here, and
+    /// the file system's errors.
+    public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
+                                       withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
+                                       ofType storeType: String) throws {
+        guard StoreTypeRegistry.shared.storeClass(for: storeType) != nil else {
+            throw PersistentStoreErrors.unknownStoreType(storeType, url: destinationURL)
+        }
+        try withLock {
+            for url in [destinationURL, sourceURL] {
+                if let store = persistentStore(for: url) {
+                    throw PersistentStoreErrors.make(NSPersistentStoreOperationError,
+                                                     "The \(PersistentStoreErrors.name(of: store)) is in use by this coordinator; remove it before replacing.",
+                                                     stores: [store], url: url)
+                }
+            }
+            guard storeType != NSInMemoryStoreType, sourceURL.isFileURL, destinationURL.isFileURL,
+                  Self.standardized(sourceURL) != Self.standardized(destinationURL) else { return }
+            let manager = FileManager.default
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                let source = sourceURL.path + suffix, destination = destinationURL.path + suffix
+                if manager.fileExists(atPath: destination) { try manager.removeItem(atPath: destination) }
+                if manager.fileExists(atPath: source) { try manager.copyItem(atPath: source, toPath: destination) }
+            }
+        }
+    }
+
     // MARK: Helpers
 
     /// Makes `store` one of the coordinator's, after checking its UUID is not taken, and posts
