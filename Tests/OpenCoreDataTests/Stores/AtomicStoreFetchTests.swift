@@ -78,6 +78,16 @@ import Testing
         #expect(bob.values["level"] as? Int16 == 2)
     }
 
+    @Test func subentityPropertiesReadNilOnOtherRows() throws {
+        #expect(try fixture.names(fixture.request("Employee", "level == 2")) == ["Bob"])
+        #expect(try fixture.names(fixture.request("Employee", "level == nil", sort: [("name", true)])) == ["Ann", "Cid", "Dee", "Eve"])
+        #expect(try fixture.names(fixture.request("Employee", "salary > 150", sort: [("level", false), ("name", true)])) == ["Bob", "Cid", "Dee"])
+        let request = fixture.request("Employee", "name IN {'Ann', 'Bob'}", sort: [("name", true)])
+        request.propertiesToFetch = ["name", "level"]
+        let rows = try fixture.dictionaries(request)
+        #expect(rows.map { $0["level"] as? Int16 } == [nil, 2])
+    }
+
     @Test func objectIDAndCountResults() throws {
         let request = fixture.request("Employee", "salary >= 200", sort: [("salary", false)], resultType: .managedObjectIDResultType)
         guard case .objectIDs(let ids) = try fixture.coordinator.executeFetch(request) else {

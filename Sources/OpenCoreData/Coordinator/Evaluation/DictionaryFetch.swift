@@ -118,7 +118,7 @@ struct DictionaryFetch {
         if let relationship = entity.relationshipsByName[first], relationship.isToMany, !path.contains("@") {
             throw invalid("to-many relationship '\(first)' can't be fetched into a dictionary")
         }
-        if entity.propertiesByName[first] == nil {
+        if !SnapshotKeyValueAdapter.inheritanceTree(of: entity, hasProperty: first) {
             throw invalid("entity '\(entity.name ?? "?")' has no property '\(first)'")
         }
         return .keyPath(name: path, path: path)
