@@ -17,19 +17,19 @@ final class SnapshotResolver {
         relatedIDs = toMany
     }
 
-    /// The adapter over `snapshot`, made once per ID.
+    /// An adapter over `snapshot` (a new one: the rows a fetch walks are each met once).
     func adapter(for snapshot: ObjectSnapshot) -> SnapshotKeyValueAdapter {
-        if let existing = adapters[snapshot.objectID] { return existing }
-        let adapter = SnapshotKeyValueAdapter(snapshot: snapshot, resolver: self)
-        adapters[snapshot.objectID] = adapter
-        return adapter
+        SnapshotKeyValueAdapter(snapshot: snapshot, resolver: self)
     }
 
-    /// The adapter of the object `objectID` names, or a bare reference when it can't be resolved.
+    /// The adapter of the object `objectID` names, or a bare reference when it can't be
+    /// resolved. Made once per ID, as many rows point to the same destinations.
     func reference(for objectID: NSManagedObjectID) -> StoreObjectReference {
         if let existing = adapters[objectID] { return existing }
         guard let snapshot = snapshotForID(objectID) else { return StoreObjectReference(objectID: objectID) }
-        return adapter(for: snapshot)
+        let adapter = SnapshotKeyValueAdapter(snapshot: snapshot, resolver: self)
+        adapters[objectID] = adapter
+        return adapter
     }
 
     func toMany(_ relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) -> [NSManagedObjectID] {
