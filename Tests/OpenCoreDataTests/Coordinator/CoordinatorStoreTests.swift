@@ -47,13 +47,16 @@ import Testing
     }
 
     @Test func sameURLTwiceThrows() throws {
+        let type = "FileBacked-\(UUID().uuidString)"
+        NSPersistentStoreCoordinator.registerStoreClass(CoordinatorStoreFileTests.FileBackedStore.self, type: type)
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, type: type) }
         let fixture = CompanyFixture()
         let url = URL(fileURLWithPath: "/tmp/opencoredata-memory-\(UUID().uuidString)")
-        let store = try fixture.coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: url)
+        let store = try fixture.coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
         #expect(fixture.coordinator.persistentStore(for: url) === store)
         #expect(fixture.coordinator.url(for: store) == url)
         let error = try #require(throws: NSError.self) {
-            try fixture.coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: url)
+            try fixture.coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
         }
         #expect(error.code == NSPersistentStoreOperationError)
         let moved = URL(fileURLWithPath: "/tmp/opencoredata-moved-\(UUID().uuidString)")
