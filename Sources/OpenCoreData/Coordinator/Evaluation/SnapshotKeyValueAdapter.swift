@@ -128,6 +128,8 @@ enum StoreValueMapping {
         case let reference as StoreObjectReference: return reference.objectID
         case let array as [Any]: return array.map { plain($0) ?? NSNull() }
         case let set as Set<AnyHashable>: return Set(set.compactMap { plain($0.base) as? AnyHashable })
+        case let ordered as NSOrderedSet: return NSOrderedSet(array: ordered.array.map { plain($0) ?? NSNull() })
+        case let dictionary as [String: Any]: return dictionary.mapValues { plain($0) ?? NSNull() }
         case let other: return other
         }
     }
