@@ -5,7 +5,7 @@ import Testing
 /// The store types the conformance body runs against. The file-store and SQLite issues add
 /// their types here; every test below then runs against them too.
 enum StoreTypesUnderTest {
-    static let all: [String] = [NSInMemoryStoreType]
+    static let all: [String] = [NSInMemoryStoreType, PlistTestStore.registered]
 
     /// Every ordered pair of types, for migration.
     static var pairs: [(String, String)] {
@@ -46,6 +46,9 @@ enum StoreTypesUnderTest {
         let conflict = try #require(throws: NSError.self) { try fixture.coordinator.save(StoreSaveChanges(deleted: [stale])) }
         #expect(conflict.code == NSManagedObjectMergeError)
         let current = try #require(try fixture.coordinator.snapshots(for: [eve.objectID])[eve.objectID])
+        var metadata = fixture.coordinator.metadata(for: store)
+        metadata["Owner"] = "conformance"
+        fixture.coordinator.setMetadata(metadata, for: store)
         try fixture.coordinator.save(StoreSaveChanges(deleted: [current]))
         #expect(try fixture.count(fixture.request("Employee")) == 4)
 
@@ -58,6 +61,12 @@ enum StoreTypesUnderTest {
             #expect(try reopened.executeFetch(request).countValue == 4)
             let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url)
             #expect(metadata[NSStoreUUIDKey] as? String == store.identifier)
+            #expect(metadata["Owner"] as? String == "conformance", "user metadata is written with the next save")
+            #expect(reopened.metadata(for: again)["Owner"] as? String == "conformance")
+            let names = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
+            names.predicate = NSPredicate(format: "department.name == 'Tech'")
+            guard case .snapshots(let tech) = try reopened.executeFetch(names) else { return }
+            #expect(tech.map { $0.values["name"] as? String } == ["Dee"], "relationships survive reopening")
         }
     }
 
