@@ -44,7 +44,8 @@
 /// `fetchLimit`, `fetchOffset`, `fetchBatchSize`, `resultType` (raw), `distinct`,
 /// `includesSubentities`, `includesPendingChanges`, `returnsObjectsAsFaults`,
 /// `includesPropertyValues`, `refreshRefetched`, optional `prefetching`, `propertiesToFetch`,
-/// `propertiesToGroupBy` (arrays of names). Sort descriptors are not stored.
+/// `propertiesToGroupBy` (arrays of names), and `sortDescriptors` (array of `{key (optional),
+/// ascending, selector}`; comparator-based descriptors cannot be stored).
 ///
 /// Default values are stored by attribute type: integers and Booleans as numbers, decimals as
 /// strings, doubles and floats as reals, dates as reals (seconds since 2001-01-01), UUIDs and
