@@ -3,8 +3,8 @@
 /// Differences from Apple: ``defaultValue`` holds the Swift types Core Data bridges to
 /// (`Int16`, `Int32`, `Int64`, `Decimal`, `Double`, `Float`, `String`, `Bool`, `Date`, `Data`,
 /// `UUID`, `URL`) rather than `NSNumber` and friends. Minimum, maximum and pattern constraints
-/// are validation predicates, exactly as Core Data compiles them (see
-/// ``NSAttributeDescription/setConstraints(minimum:maximum:regularExpression:)``).
+/// are validation predicates, exactly as Core Data compiles them from a model file
+/// (`SELF >= 1`, `length <= 20`, `SELF MATCHES "…"`, with Core Data's error codes as warnings).
 open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// The type of the attribute's values. Defaults to `.undefinedAttributeType`.
     open var attributeType: NSAttributeType = .undefinedAttributeType { willSet { checkMutable() } }

@@ -202,3 +202,16 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
 public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"
 /// The store metadata key of the model's version identifiers.
 public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
+
+extension NSManagedObjectModel {
+    /// Moves the whole state of `other` (a model just read from a file) into this fresh model.
+    func adopt(_ other: NSManagedObjectModel) {
+        let entities = other.entityList
+        other.entityList = []
+        self.entities = entities
+        configurationMembers = other.configurationMembers
+        templates = other.templates
+        localizationDictionary = other.localizationDictionary
+        versionIdentifiers = other.versionIdentifiers
+    }
+}
