@@ -19,6 +19,14 @@ import Testing
         #expect(single.entities.compactMap(\.name) == ["Pet", "User"])
     }
 
+    @Test func recognizesAppleCompiledModels() throws {
+        #expect(AppleCompiledModelReader.recognizes(Fixtures.sampleModelMomd))
+        #expect(AppleCompiledModelReader.recognizes(Fixtures.sampleModelMomd.appendingPathComponent("SampleModel2.mom")))
+        #expect(!AppleCompiledModelReader.recognizes(Fixtures.sampleModel))
+        #expect(!AppleCompiledModelReader.recognizes(Fixtures.sampleModel.appendingPathComponent("SampleModel.xcdatamodel/contents")))
+        #expect(!AppleCompiledModelReader.recognizes(Fixtures.sampleModelMomd.appendingPathComponent("Missing.mom")))
+    }
+
     @Test func entitiesAttributesAndInheritance() throws {
         let model = try Self.version("SampleModel")
         let car = try #require(model.entitiesByName["Car"])

@@ -29,6 +29,23 @@ enum AppleCompiledModelReader {
         return try readMom(at: url)
     }
 
+    /// Whether `url` looks like Apple's compiled model: a folder holding `VersionInfo.plist` or
+    /// `.mom` files, or a binary property list file (keyed archives are binary plists). Cheap: it
+    /// decodes nothing; ``readModel(at:)`` says what is wrong with a file that only looks right.
+    static func recognizes(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return false }
+        if isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("VersionInfo.plist").path) { return true }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+            return names.contains { $0.hasSuffix(".mom") }
+        }
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        let magic = (try? handle.read(upToCount: 6)) ?? Data()
+        return magic == Data("bplist".utf8)
+    }
+
     /// The `VersionInfo.plist` of a `.momd` folder.
     static func versionInfo(ofModelDirectory url: URL) throws -> AppleModelVersionInfo {
         let plistURL = url.appendingPathComponent("VersionInfo.plist")
