@@ -304,16 +304,23 @@ extension KeyedArchive {
         }
 
         /// The entries of an archived dictionary (`NS.keys` / `NS.objects`), in archive order.
+        /// Also reads Core Data's `NSKnownKeysDictionary1` (the runtime's shared-key dictionary:
+        /// keys in `searchMapping.keys`, values in `values`, unused slots holding `emptyToken`).
         var entries: [(key: Node, value: Node)]? {
             let node = resolved
             guard case .object(_, let fields) = node.value else { return nil }
-            guard case .array(let keys) = fields["NS.keys"] ?? .null,
-                  case .array(let values) = fields["NS.objects"] ?? .null, keys.count == values.count else {
-                return nil
+            if case .array(let keys) = fields["NS.keys"] ?? .null, case .array(let values) = fields["NS.objects"] ?? .null,
+               keys.count == values.count {
+                return zip(keys, values).map {
+                    (Node(archive: archive, value: $0.0).resolved, Node(archive: archive, value: $0.1).resolved)
+                }
             }
-            return zip(keys, values).map {
-                (Node(archive: archive, value: $0.0).resolved, Node(archive: archive, value: $0.1).resolved)
+            if let keys = node["searchMapping"]?["keys"]?.elements, let values = node["values"]?.elements,
+               keys.count == values.count {
+                let empty = node["emptyToken"]?.string
+                return zip(keys, values).filter { empty == nil || $0.1.string != empty }.map { ($0.0, $0.1) }
             }
+            return nil
         }
 
         /// The entries of an archived dictionary whose keys are strings, in archive order.
