@@ -1,4 +1,3 @@
-import Foundation
 @testable import OpenCoreData
 
 /// Builds small keyed archives shaped as Apple's Foundation and Core Data write them, for what the
