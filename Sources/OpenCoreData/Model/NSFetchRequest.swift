@@ -131,6 +131,11 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest {
 
     open override var requestType: NSPersistentStoreRequestType { .fetchRequestType }
 
+    /// Points ``entity`` at the entity named ``entityName`` among `entities`, if there is one.
+    func resolveEntity(in entities: [String: NSEntityDescription]) {
+        if let entityName, let match = entities[entityName] { entity = match }
+    }
+
     override func checkMutable() {
         if isImmutableTemplate { preconditionFailure(ManagedObjectModelError.immutableFetchRequestMessage) }
     }

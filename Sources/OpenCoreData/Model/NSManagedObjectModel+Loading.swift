@@ -62,10 +62,9 @@ extension NSManagedObjectModel {
         return model
     }
 
-    /// Apple's compiled `.mom` file or `.momd` folder, read by the `model-mom` work.
-    ///
-    /// Until `AppleCompiledModelReader` is merged, nothing is recognised as Apple's format.
+    /// Apple's compiled `.mom` file or `.momd` folder; `nil` when `url` does not look like one.
     private static func readAppleCompiledModel(at url: URL) throws -> NSManagedObjectModel? {
-        nil
+        guard AppleCompiledModelReader.recognizes(url) else { return nil }
+        return try AppleCompiledModelReader.readModel(at: url)
     }
 }

@@ -57,7 +57,7 @@ extension NSManagedObjectModel {
             merged.setEntities(configuration.entities.compactMap { byName[$0] }, forConfigurationName: configuration.name)
         }
         for (name, template) in templates {
-            if let entityName = template.entityName, template.entity != nil { template.entity = byName[entityName] }
+            if template.entity != nil { template.resolveEntity(in: byName) }
             merged.setFetchRequestTemplate(template, forName: name)
         }
         merged.localizationDictionary = localization

@@ -166,7 +166,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         copy.configurationMembers = configurationMembers
         for (name, template) in templates {
             let templateCopy = template.copy() as! NSFetchRequest<NSFetchRequestResult>
-            if let entityName = templateCopy.entityName, template.entity != nil { templateCopy.entity = byName[entityName] }
+            if template.entity != nil { templateCopy.resolveEntity(in: byName) }
             copy.templates[name] = templateCopy
         }
         copy.localizationDictionary = localizationDictionary

@@ -157,4 +157,14 @@ import Testing
         let direct = try NSManagedObjectModel.load(contentsOf: file)
         #expect(direct.isEqual(try NSManagedObjectModel.load(contentsOf: version("SampleModel2"))))
     }
+
+    @Test func appleCompiledModelsGoThroughTheSameEntryPoints() throws {
+        let momd = try #require(NSManagedObjectModel(contentsOf: Fixtures.sampleModelMomd))
+        #expect(momd.entities.compactMap(\.name) == ["Car", "ExpensiveSportCar", "Person", "SportCar"])
+        let source = try NSManagedObjectModel.load(contentsOf: Fixtures.sampleModel)
+        #expect(momd.entityVersionHashesByName == source.entityVersionHashesByName)
+        let mom = try NSManagedObjectModel.load(contentsOf: Fixtures.sampleModel3Momd.appendingPathComponent("SampleModel3_v2.mom"))
+        #expect(mom.entities.compactMap(\.name) == ["Pet", "User"])
+        #expect(mom.entitiesByName["Pet"]?.relationshipsByName["owner"]?.inverseRelationship?.name == "pet")
+    }
 }

@@ -121,7 +121,7 @@ enum ModelSamples {
         item.versionHashModifier = "m1"
         item.userInfo = ["table": "items"]
         let created = attribute("created", .dateAttributeType, optional: false, defaultValue: Date(timeIntervalSinceReferenceDate: 100))
-        created.setValidationPredicates([NSPredicate(format: "SELF >= %@", Date(timeIntervalSinceReferenceDate: 0))], warnings: [NSNumber(value: 1640)])
+        created.setValidationPredicates([NSPredicate(format: #"SELF >= CAST(0, "NSDate")"#)], warnings: [NSNumber(value: 1640)])
         let title = attribute("title", .stringAttributeType)
         title.isIndexed = true
         title.renamingIdentifier = "oldTitle"

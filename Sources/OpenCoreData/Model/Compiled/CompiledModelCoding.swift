@@ -186,7 +186,7 @@ struct CompiledModelDecoder {
         for template in root["fetchRequests"] as? [[String: Any]] ?? [] {
             guard let name = template["name"] as? String, let request = template["request"] as? [String: Any] else { continue }
             let decoded = try decodeRequest(request, context: "fetch request '\(name)'")
-            if let entityName = decoded.entityName { decoded.entity = byName[entityName] }
+            decoded.resolveEntity(in: byName)
             model.setFetchRequestTemplate(decoded, forName: name)
         }
         try model.validateReferences()

@@ -84,7 +84,7 @@ struct XcodeModelContentsReader {
             model.setEntities(members, forConfigurationName: name)
         }
         for (_, template) in model.fetchRequestTemplatesByName {
-            if let entityName = template.entityName { template.entity = byName[entityName] }
+            template.resolveEntity(in: byName)
         }
         try model.validateReferences()
         return model
