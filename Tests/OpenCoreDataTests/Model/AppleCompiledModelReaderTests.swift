@@ -111,6 +111,11 @@ import Testing
         let item = try #require(model.entitiesByName["Item"])
         #expect(item.userInfo?["origin"] as? String == "test")
         #expect(item.versionHashModifier == "v7")
+        #expect(item.declaredProperties.map(\.name) == ["count", "price", "title", "similar"])
+        #expect(item.attributesByName["price"]?.defaultValue as? Decimal == Decimal(string: "9.99"))
+        let similar = try #require(item.propertiesByName["similar"] as? NSFetchedPropertyDescription)
+        #expect(similar.fetchRequest?.entityName == "Item")
+        #expect(similar.fetchRequest?.predicate?.predicateFormat == "title == $FETCH_SOURCE.title")
 
         let count = try #require(item.attributesByName["count"])
         #expect(count.attributeType == .integer16AttributeType)

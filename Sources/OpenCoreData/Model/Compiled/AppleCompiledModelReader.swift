@@ -260,8 +260,8 @@ struct MomDecoder {
         let propertyDecoder = MomPropertyDecoder(file: file, entityName: name)
         var properties: [NSPropertyDescription] = []
         for (key, propertyNode) in node["NSProperties"]?.stringKeyedEntries ?? [] {
-            properties.append(try propertyDecoder.property(propertyNode, key: key, fetchRequest: { node, element in
-                try fetchRequest(node, element: element, entities: [:])
+            properties.append(try propertyDecoder.property(propertyNode, key: key, fetchRequest: { node, element, entityName in
+                try fetchRequest(node, element: element, entities: [:], entityName: entityName)
             }))
         }
         // Xcode writes attributes, then relationships, then fetched properties, each by name;
@@ -307,10 +307,12 @@ struct MomDecoder {
 
     // MARK: Fetch requests
 
-    func fetchRequest(_ node: KeyedArchive.Node, element: String,
-                      entities: [String: NSEntityDescription]) throws -> NSFetchRequest<NSFetchRequestResult> {
+    /// A fetch request. Its entity is archived as the entity object or its name; a fetched
+    /// property also names it separately (`_NSFetchRequestEntityName`), passed as `entityName`.
+    func fetchRequest(_ node: KeyedArchive.Node, element: String, entities: [String: NSEntityDescription],
+                      entityName fallbackEntityName: String? = nil) throws -> NSFetchRequest<NSFetchRequestResult> {
         let predicates = AppleArchivedPredicate(file: file, element: element)
-        let entityName = node["NSEntity"].flatMap { $0.string ?? $0["NSEntityName"]?.string }
+        let entityName = node["NSEntity"].flatMap { $0.string ?? $0["NSEntityName"]?.string } ?? fallbackEntityName
         guard let entityName else {
             throw ManagedObjectModelError(.invalidCompiledModel, "the fetch request names no entity", file: file, element: element)
         }
