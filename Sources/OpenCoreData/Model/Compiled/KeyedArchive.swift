@@ -363,9 +363,9 @@ extension KeyedArchive {
 }
 
 /// A keyed archive that cannot be read, with the file it came from.
-public struct KeyedArchiveError: Error, CustomStringConvertible, Sendable, Equatable {
+struct KeyedArchiveError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What is wrong with the archive.
-    public enum Reason: Sendable, Equatable {
+    enum Reason: Sendable, Equatable {
         case unreadable(String)
         case notAPropertyList(String)
         case notAKeyedArchive(String)
@@ -374,10 +374,10 @@ public struct KeyedArchiveError: Error, CustomStringConvertible, Sendable, Equat
     }
 
     /// The archive's file, if it came from one.
-    public let file: URL?
-    public let reason: Reason
+    let file: URL?
+    let reason: Reason
 
-    public var description: String {
+    var description: String {
         let place = file.map { "\($0.path): " } ?? ""
         switch reason {
         case .unreadable(let detail): return "\(place)cannot read the file (\(detail))"
