@@ -158,12 +158,15 @@ enum HandMadeArchive {
         return try! b.data(root: b.dictionary([("a", b.value("b"))]))
     }
 
-    /// A relationship whose destination entity the model lacks.
-    static var danglingDestination: Data {
+    /// A relationship whose destination entity (or, with `inverse`, whose inverse) the model lacks.
+    static func danglingRelationship(inverse: Bool = false) -> Data {
         let b = ArchiveBuilder()
-        let ghost = b.object(["NSRelationshipDescription", "NSPropertyDescription", "NSObject"], [
-            "NSPropertyName": b.value("ghost"), "_NSDestinationEntityName": b.value("Ghost"), "NSMaxCount": 1, "_P": 243,
-        ])
+        var fields: [String: Any] = [
+            "NSPropertyName": b.value("ghost"), "_NSDestinationEntityName": b.value(inverse ? "Item" : "Ghost"),
+            "NSMaxCount": 1, "_P": 243,
+        ]
+        if inverse { fields["_NSInverseRelationshipName"] = b.value("haunts") }
+        let ghost = b.object(["NSRelationshipDescription", "NSPropertyDescription", "NSObject"], fields)
         let item = b.object(entityClasses, [
             "NSEntityName": b.value("Item"), "NSProperties": b.dictionary([("ghost", ghost)]),
         ])

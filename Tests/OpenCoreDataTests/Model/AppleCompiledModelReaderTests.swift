@@ -161,11 +161,15 @@ import Testing
         #expect(wrongRoot.kind == .invalidCompiledModel)
         #expect(wrongRoot.message.contains("NSDictionary"))
 
-        let dangling = try Self.write(HandMadeArchive.danglingDestination, in: directory)
+        let dangling = try Self.write(HandMadeArchive.danglingRelationship(), in: directory)
         let unknown = try #require(throws: ManagedObjectModelError.self) { try AppleCompiledModelReader.readModel(at: dangling) }
         #expect(unknown.kind == .missingReference)
         #expect(unknown.element == "relationship 'ghost' of entity 'Item'")
         #expect(unknown.description.contains("Ghost"))
+        let noInverse = try Self.write(HandMadeArchive.danglingRelationship(inverse: true), in: directory)
+        let unknownInverse = try #require(throws: ManagedObjectModelError.self) { try AppleCompiledModelReader.readModel(at: noInverse) }
+        #expect(unknownInverse.kind == .missingReference)
+        #expect(unknownInverse.message.contains("'haunts'"))
 
         // A .momd folder with two versions and no VersionInfo.plist.
         let momd = directory.appendingPathComponent("Two.momd")

@@ -195,12 +195,16 @@ struct MomDecoder {
         let model = NSManagedObjectModel()
         model.entities = entities.map(\.entity)
 
-        // Relationships name their destination and inverse; check that they exist.
+        // Relationships name their destination and inverse; check that both exist.
         for (_, entity, _) in entities {
             for case let relationship as NSRelationshipDescription in entity.declaredProperties {
                 let element = "relationship '\(relationship.name)' of entity '\(entity.name ?? "?")'"
-                if let destination = relationship.destinationEntityName, byName[destination] == nil {
-                    throw missingEntity(destination, element: element)
+                guard let destinationName = relationship.destinationEntityName else { continue }
+                guard let destination = byName[destinationName] else { throw missingEntity(destinationName, element: element) }
+                if let inverse = relationship.inverseName, destination.relationshipsByName[inverse] == nil {
+                    throw ManagedObjectModelError(.missingReference,
+                        "the inverse relationship '\(inverse)' is not a relationship of entity '\(destinationName)'",
+                        file: file, element: element)
                 }
             }
         }
