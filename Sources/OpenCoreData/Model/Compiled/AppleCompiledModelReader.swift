@@ -201,7 +201,9 @@ struct MomDecoder {
                 let element = "relationship '\(relationship.name)' of entity '\(entity.name ?? "?")'"
                 guard let destinationName = relationship.destinationEntityName else { continue }
                 guard let destination = byName[destinationName] else { throw missingEntity(destinationName, element: element) }
-                if let inverse = relationship.inverseName, destination.relationshipsByName[inverse] == nil {
+                // Tolerant: an inverse declared on a subentity of the destination is accepted too.
+                if let inverse = relationship.inverseName,
+                   !([destination] + destination.allSubentities).contains(where: { $0.relationshipsByName[inverse] != nil }) {
                     throw ManagedObjectModelError(.missingReference,
                         "the inverse relationship '\(inverse)' is not a relationship of entity '\(destinationName)'",
                         file: file, element: element)
