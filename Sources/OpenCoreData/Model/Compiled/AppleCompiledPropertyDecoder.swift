@@ -205,7 +205,7 @@ enum MomValues {
         if let mantissa = node["NS.mantissa"]?.data {
             var magnitude = Decimal(0)
             for byte in mantissa.reversed() { magnitude = magnitude * 256 + Decimal(Int(byte)) }
-            let exponent = Int(node["NS.exponent"]?.integer ?? 0)
+            let exponent = Int(max(-128, min(127, node["NS.exponent"]?.integer ?? 0)))
             var value = Decimal(sign: .plus, exponent: exponent, significand: magnitude)
             if node["NS.negative"]?.bool == true { value.negate() }
             return value
