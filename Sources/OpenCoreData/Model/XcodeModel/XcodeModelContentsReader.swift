@@ -179,8 +179,12 @@ struct XcodeModelContentsReader {
         } else if let string = element.string("defaultValueString") {
             attribute.defaultValue = type.value(fromModelString: string)
         }
+        // Xcode writes date bounds as `minDateTimeInterval`/`maxDateTimeInterval` (older
+        // versions as `minValueString`/`maxValueString`), in seconds since 2001 either way.
         let constraints = NSAttributeDescription.constraintPredicates(
-            type: type, minimum: element.string("minValueString"), maximum: element.string("maxValueString"),
+            type: type,
+            minimum: element.string("minDateTimeInterval") ?? element.string("minValueString"),
+            maximum: element.string("maxDateTimeInterval") ?? element.string("maxValueString"),
             regularExpression: element.string("regularExpressionString"))
         if !constraints.predicates.isEmpty {
             attribute.setValidationPredicates(constraints.predicates, warnings: constraints.warnings)
@@ -245,7 +249,9 @@ struct XcodeModelContentsReader {
         if let value = element.optionalBool("includeSubentities") ?? element.optionalBool("includesSubentities") {
             request.includesSubentities = value
         }
-        if let value = element.optionalBool("includesPendingChanges") { request.includesPendingChanges = value }
+        if let value = element.optionalBool("includePendingChanges") ?? element.optionalBool("includesPendingChanges") {
+            request.includesPendingChanges = value
+        }
         if let value = element.optionalBool("includePropertyValues") ?? element.optionalBool("includesPropertyValues") {
             request.includesPropertyValues = value
         }
