@@ -110,6 +110,12 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
                    uniquingKeysWith: { first, _ in first })
     }
 
+    /// The model's checksum, base64-encoded: the value Xcode writes in `VersionInfo.plist`
+    /// (`NSManagedObjectModel_VersionChecksums`) and Core Data in store metadata.
+    open var versionChecksum: String {
+        VersionHasher.modelChecksum(entityVersionHashes: entityVersionHashesByName).base64EncodedString()
+    }
+
     /// Whether a store whose metadata is `metadata` holds data of configuration `configuration`
     /// of this model: the store's `NSStoreModelVersionHashes` equal the hashes of the
     /// configuration's entities.

@@ -208,4 +208,23 @@ import Testing
         let attribute = try #require(car.attributesByName["model"]?.copy() as? NSAttributeDescription)
         #expect(attribute.entity == nil && attribute.isEqual(car.attributesByName["model"]))
     }
+
+    @Test func versionChecksumMatchesXcode() throws {
+        let info = try AppleCompiledModelReader.versionInfo(ofModelDirectory: Fixtures.sampleModel3Momd)
+        let model = try NSManagedObjectModel.load(contentsOf: Fixtures.sampleModel3.appendingPathComponent("SampleModel3_v2.xcdatamodel"))
+        let expected = try #require(info.versionChecksums["SampleModel3_v2"])
+        #expect(model.versionChecksum == expected.base64EncodedString())
+    }
+
+    @Test func mergingForStoreMetadata() throws {
+        let v1 = Fixtures.sampleModel3.appendingPathComponent("SampleModel3.xcdatamodel")
+        let v2 = Fixtures.sampleModel3.appendingPathComponent("SampleModel3_v2.xcdatamodel")
+        let hashes = try NSManagedObjectModel.load(contentsOf: v2).entityVersionHashesByName
+        let metadata: [String: Any] = [NSStoreModelVersionHashesKey: hashes]
+        #expect(NSManagedObjectModel.mergedModel(from: [v2], forStoreMetadata: metadata)?.entities.count == 2)
+        #expect(NSManagedObjectModel.mergedModel(from: [v1], forStoreMetadata: metadata) == nil)
+        let model = try NSManagedObjectModel.load(contentsOf: v2)
+        #expect(NSManagedObjectModel(byMerging: [model], forStoreMetadata: metadata)?.isEqual(model) == true)
+        #expect(NSManagedObjectModel(byMerging: [model], forStoreMetadata: [:]) == nil)
+    }
 }
