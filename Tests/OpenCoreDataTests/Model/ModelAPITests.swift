@@ -227,4 +227,39 @@ import Testing
         #expect(NSManagedObjectModel(byMerging: [model], forStoreMetadata: metadata)?.isEqual(model) == true)
         #expect(NSManagedObjectModel(byMerging: [model], forStoreMetadata: [:]) == nil)
     }
+
+    @Test func relationshipsFollowRenamedEntitiesAndResolveByName() throws {
+        let person = NSEntityDescription()
+        let car = NSEntityDescription()
+        let owner = NSRelationshipDescription()
+        owner.name = "owner"
+        owner.destinationEntity = person          // before the entity has its name
+        let cars = NSRelationshipDescription()
+        cars.name = "cars"
+        cars.maxCount = 0
+        cars.destinationEntity = car
+        owner.inverseRelationship = cars
+        cars.inverseRelationship = owner
+        person.name = "Person"
+        car.name = "Car"
+        car.properties = [owner]
+        person.properties = [cars]
+        #expect(owner.destinationEntityName == "Person" && owner.inverseName == "cars")
+        let model = NSManagedObjectModel()
+        model.entities = [car, person]
+        try model.validateReferences()
+
+        // A relationship known only by names resolves through the model, also once frozen.
+        let byName = NSRelationshipDescription()
+        byName.name = "previousOwner"
+        byName.destinationEntityName = "Person"
+        let spare = NSEntityDescription()
+        spare.name = "Spare"
+        spare.properties = [byName]
+        model.entities = [car, person, spare]
+        #expect(byName.destinationEntity === person)
+        model.freeze()
+        #expect(byName.destinationEntity === person && owner.inverseRelationship === cars)
+        #expect(model.entitiesByName["Spare"] === spare)
+    }
 }
