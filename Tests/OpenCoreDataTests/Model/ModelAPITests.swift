@@ -21,6 +21,9 @@ import Testing
         #expect(NSFetchRequestResultType.dictionaryResultType.rawValue == 2 && NSFetchRequestResultType.countResultType.rawValue == 4)
         #expect(NSAttributeType(xcodeName: "Integer 16") == .integer16AttributeType)
         #expect(NSDeleteRule(xcodeName: "No Action") == .noActionDeleteRule)
+        let attribute = NSAttributeDescription()
+        attribute.type = .uuid
+        #expect(attribute.attributeType == .UUIDAttributeType && attribute.type == .uuid)
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Car")
         #expect(request.entityName == "Car" && request.includesSubentities && request.includesPendingChanges && request.returnsObjectsAsFaults)
         #expect(request.requestType == .fetchRequestType)
