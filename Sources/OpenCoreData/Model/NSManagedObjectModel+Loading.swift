@@ -37,6 +37,9 @@ extension NSManagedObjectModel {
                 return compiled
             } else if let apple = try readAppleCompiledModel(at: url) {
                 model = apple
+                if let info = try? AppleCompiledModelReader.versionInfo(ofModelDirectory: url) {
+                    versionURL = url.appendingPathComponent(info.currentVersionName).appendingPathExtension("mom")
+                }
             } else {
                 throw ManagedObjectModelError(.unsupportedFormat,
                     "not an .xcdatamodeld, .xcdatamodel, compiled model folder or .momd", file: url)

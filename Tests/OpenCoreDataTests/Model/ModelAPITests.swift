@@ -21,6 +21,9 @@ import Testing
         #expect(NSFetchRequestResultType.dictionaryResultType.rawValue == 2 && NSFetchRequestResultType.countResultType.rawValue == 4)
         #expect(NSAttributeType(xcodeName: "Integer 16") == .integer16AttributeType)
         #expect(NSDeleteRule(xcodeName: "No Action") == .noActionDeleteRule)
+        let attribute = NSAttributeDescription()
+        attribute.type = .uuid
+        #expect(attribute.attributeType == .UUIDAttributeType && attribute.type == .uuid)
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Car")
         #expect(request.entityName == "Car" && request.includesSubentities && request.includesPendingChanges && request.returnsObjectsAsFaults)
         #expect(request.requestType == .fetchRequestType)
@@ -207,5 +210,59 @@ import Testing
         #expect(copy.entitiesByName["SportCar"]?.superentity === car)
         let attribute = try #require(car.attributesByName["model"]?.copy() as? NSAttributeDescription)
         #expect(attribute.entity == nil && attribute.isEqual(car.attributesByName["model"]))
+    }
+
+    @Test func versionChecksumMatchesXcode() throws {
+        let info = try AppleCompiledModelReader.versionInfo(ofModelDirectory: Fixtures.sampleModel3Momd)
+        let model = try NSManagedObjectModel.load(contentsOf: Fixtures.sampleModel3.appendingPathComponent("SampleModel3_v2.xcdatamodel"))
+        let expected = try #require(info.versionChecksums["SampleModel3_v2"])
+        #expect(model.versionChecksum == expected.base64EncodedString())
+    }
+
+    @Test func mergingForStoreMetadata() throws {
+        let v1 = Fixtures.sampleModel3.appendingPathComponent("SampleModel3.xcdatamodel")
+        let v2 = Fixtures.sampleModel3.appendingPathComponent("SampleModel3_v2.xcdatamodel")
+        let hashes = try NSManagedObjectModel.load(contentsOf: v2).entityVersionHashesByName
+        let metadata: [String: Any] = [NSStoreModelVersionHashesKey: hashes]
+        #expect(NSManagedObjectModel.mergedModel(from: [v2], forStoreMetadata: metadata)?.entities.count == 2)
+        #expect(NSManagedObjectModel.mergedModel(from: [v1], forStoreMetadata: metadata) == nil)
+        let model = try NSManagedObjectModel.load(contentsOf: v2)
+        #expect(NSManagedObjectModel(byMerging: [model], forStoreMetadata: metadata)?.isEqual(model) == true)
+        #expect(NSManagedObjectModel(byMerging: [model], forStoreMetadata: [:]) == nil)
+    }
+
+    @Test func relationshipsFollowRenamedEntitiesAndResolveByName() throws {
+        let person = NSEntityDescription()
+        let car = NSEntityDescription()
+        let owner = NSRelationshipDescription()
+        owner.name = "owner"
+        owner.destinationEntity = person          // before the entity has its name
+        let cars = NSRelationshipDescription()
+        cars.name = "cars"
+        cars.maxCount = 0
+        cars.destinationEntity = car
+        owner.inverseRelationship = cars
+        cars.inverseRelationship = owner
+        person.name = "Person"
+        car.name = "Car"
+        car.properties = [owner]
+        person.properties = [cars]
+        #expect(owner.destinationEntityName == "Person" && owner.inverseName == "cars")
+        let model = NSManagedObjectModel()
+        model.entities = [car, person]
+        try model.validateReferences()
+
+        // A relationship known only by names resolves through the model, also once frozen.
+        let byName = NSRelationshipDescription()
+        byName.name = "previousOwner"
+        byName.destinationEntityName = "Person"
+        let spare = NSEntityDescription()
+        spare.name = "Spare"
+        spare.properties = [byName]
+        model.entities = [car, person, spare]
+        #expect(byName.destinationEntity === person)
+        model.freeze()
+        #expect(byName.destinationEntity === person && owner.inverseRelationship === cars)
+        #expect(model.entitiesByName["Spare"] === spare)
     }
 }

@@ -22,6 +22,11 @@ import Testing
         #expect(loaded.isEqual(original))
         #expect(loaded.versionIdentifiers == original.versionIdentifiers)
         #expect(hashes["SampleModel"] == original.entityVersionHashesByName)
+        let checksums = try #require(info["NSManagedObjectModel_VersionChecksums"] as? [String: String])
+        #expect(checksums["SampleModel"] == original.versionChecksum)
+        // Apple's VersionInfo.plist holds the same hashes for the same versions.
+        let apple = try AppleCompiledModelReader.versionInfo(ofModelDirectory: Fixtures.sampleModelMomd)
+        #expect(apple.versionHashes["SampleModel3"] == hashes["SampleModel3"])
         #expect(NSManagedObjectModel(contentsOf: destination)?.isEqual(original) == true)
 
         for version in ["SampleModel2", "SampleModel3"] {

@@ -66,4 +66,13 @@ import Testing
         #expect(throws: StringsFile.ParseError.self) { try StringsFile.parse(Data("\"a\" = \"b\"".utf8)) }
         #expect(throws: StringsFile.ParseError.self) { try StringsFile.parse(Data("\"open".utf8)) }
     }
+
+    @Test func stringsInsideAnAppleMomdAreLoaded() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let momd = directory.appendingPathComponent("SampleModel3.momd")
+        try FileManager.default.copyItem(at: Fixtures.sampleModel3Momd, to: momd)
+        try Data("\"Entity/User\" = \"Utilisateur\";".utf8).write(to: momd.appendingPathComponent("SampleModel3Model.strings"))
+        #expect(try NSManagedObjectModel.load(contentsOf: momd).localizationDictionary == ["Entity/User": "Utilisateur"])
+    }
 }

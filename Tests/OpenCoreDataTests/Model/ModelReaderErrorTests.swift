@@ -27,6 +27,9 @@ import Testing
         #expect(failure.kind == .malformedXML)
         #expect(failure.file?.lastPathComponent == "contents")
         #expect(failure.description.contains("Broken.xcdatamodel/contents"))
+        #expect(failure.message.contains("not well-formed XML") && failure.message.contains("line 1"))
+        let truncated = try #require(error("<?xml version=\"1.0\"?>\n<model>\n<entity name=\"A\">"))
+        #expect(truncated.kind == .malformedXML)
     }
 
     @Test func wrongRootElement() throws {

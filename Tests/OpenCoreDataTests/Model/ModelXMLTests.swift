@@ -139,12 +139,14 @@ import Testing
                 <attribute name="timeStamp" optional="YES" attributeType="Date" minValueString="-978307200" syncable="YES"/>
                 <attribute name="count" optional="YES" attributeType="Integer 16" defaultValueString="0.0" indexed="YES" syncable="YES"/>
                 <attribute name="ratio" optional="YES" attributeType="Float" defaultValueString="0.0" syncable="YES"/>
+                <attribute name="due" optional="YES" attributeType="Date" minDateTimeInterval="10" maxDateTimeInterval="20" syncable="YES"/>
                 <attribute name="blob" optional="YES" attributeType="Transformable" syncable="YES"/>
                 <attribute name="mystery" optional="YES" attributeType="Undefined" transient="YES" syncable="YES"/>
                 <relationship name="children" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Event" inverseName="parent" inverseEntity="Event" storedInTruthFile="YES" syncable="YES"/>
                 <relationship name="parent" optional="YES" minCount="1" maxCount="1" deletionRule="Nullify" destinationEntity="Event" inverseName="children" inverseEntity="Event" syncable="YES"/>
                 <compoundIndexes><compoundIndex><index value="count"/></compoundIndex></compoundIndexes>
             </entity>
+            <fetchRequest name="Recent" entity="Event" predicateString="count > 0" fetchBatchSize="20" includeSubentities="NO" includePendingChanges="NO" includePropertyValues="NO" returnDistinctResults="YES"/>
             <elements><element name="Event" positionX="0" positionY="0" width="0" height="0"/></elements>
         </model>
         """
@@ -160,8 +162,14 @@ import Testing
         #expect(dateMinimum.predicateFormat == #"SELF >= CAST(-978307200, "NSDate")"#)
         #expect(dateMinimum.evaluate(with: Date(timeIntervalSince1970: 0)))
         #expect(!dateMinimum.evaluate(with: Date(timeIntervalSince1970: -1)))
+        let due = try #require(event.attributesByName["due"])
+        #expect(due.validationPredicates.map(\.predicateFormat) == [#"SELF >= CAST(10, "NSDate")"#, #"SELF <= CAST(20, "NSDate")"#])
+        #expect(due.validationWarnings.compactMap { ($0 as? NSNumber)?.intValue } == [1640, 1630])
         #expect(event.relationshipsByName["children"]?.inverseRelationship === event.relationshipsByName["parent"])
         #expect(event.relationshipsByName["children"]?.isStoredInExternalRecord == true)
         #expect(event.relationshipsByName["parent"]?.minCount == 1)
+        let recent = try #require(model.fetchRequestTemplate(forName: "Recent"))
+        #expect(recent.fetchBatchSize == 20 && !recent.includesSubentities && !recent.includesPendingChanges)
+        #expect(!recent.includesPropertyValues && recent.returnsDistinctResults && recent.returnsObjectsAsFaults)
     }
 }
