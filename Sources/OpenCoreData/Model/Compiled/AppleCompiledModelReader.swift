@@ -11,6 +11,10 @@ import Foundation
 /// ordered, delete rule), fetched properties, configurations, fetch request templates (with
 /// their archived predicates and sort descriptors) and version identifiers.
 ///
+/// It also reads the copy of the model Core Data keeps in a SQLite store (`Z_MODELCACHE`), a
+/// compressed archive written at run time in a slightly different shape
+/// (``readModel(fromStoreModelCache:store:)``).
+///
 /// Not read, because the files hold no such thing or nothing this package models: the optimized
 /// `.omo` form, localization (the `.strings` files), Spotlight display names, composite
 /// attributes. momc drops the custom class name of transformable attributes, so such an
