@@ -40,15 +40,14 @@ extension NSAttributeDescription {
                 value = NSAttributeType.integer64AttributeType.value(fromModelString: string)
                 code = lengthCode
             case .dateAttributeType:
-                // Core Data writes date bounds as `CAST(<seconds since 2001>, "NSDate")`.
+                // Core Data writes date bounds as seconds since 2001; the bound is a Date constant,
+                // which prints as `CAST(<seconds>, "NSDate")` and parses back to the same constant.
                 guard let seconds = Double(string.trimmingCharacters(in: .whitespaces)) else {
                     invalid.append(string)
                     return
                 }
-                let cast = NSExpression(forFunction: "castObject:toType:", arguments: [
-                    NSExpression(forConstantValue: seconds), NSExpression(forConstantValue: "NSDate"),
-                ])
-                predicates.append(NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(), rightExpression: cast,
+                let bound = NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds))
+                predicates.append(NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(), rightExpression: bound,
                                                         modifier: .direct, type: operatorType))
                 warnings.append(NSNumber(value: dateCode.rawValue))
                 return
