@@ -67,9 +67,10 @@ public enum KeyValueCodingError: Error, Sendable, Equatable, CustomStringConvert
 /// - `self` is the value itself; a nil or `NSNull` receiver gives nil for every key.
 /// - `[String: Any]`, `[AnyHashable: Any]` and `NSDictionary` return the entry, nil when missing.
 ///   A key starting with `@` asks the dictionary itself: `@count` is its number of entries.
-/// - Arrays and `NSOrderedSet` map the key over their elements into an array, with `NSNull` where
-///   an element gave nil. Sets map into a set without the nils.
+/// - Arrays map the key over their elements into an array, with `NSNull` where an element gave
+///   nil; `NSOrderedSet` maps into an `NSOrderedSet` likewise. Sets map into a set without the nils.
 /// - ``KeyValueCoding`` adopters answer through ``KeyValueCoding/valueThrowing(forKey:)``.
+/// - Strings answer `length` (in UTF-16 units, as `NSString`).
 /// - Other values are read with `Mirror` (stored properties, including those of superclasses; a
 ///   property wrapper `_key` is unwrapped). A key they do not have throws
 ///   ``KeyValueCodingError/unknownKey(key:owner:)``.
@@ -109,10 +110,13 @@ public enum KeyValueAccess {
         if let dictionary = dictionary(object) {
             return dictionary[key].flatMap(ValueComparison.unwrap)
         }
+        if key == "length", let string = ValueComparison.string(object) { return string.utf16.count }
         if let collection = CollectionValue(object) {
             switch collection.kind {
-            case .array, .orderedSet:
+            case .array:
                 return try collection.elements.map { try valueForKey(key, of: $0) ?? NSNull() }
+            case .orderedSet:
+                return CollectionValue.make(try collection.elements.map { try valueForKey(key, of: $0) ?? NSNull() }, kind: .orderedSet)
             case .set:
                 return CollectionValue.make(try collection.elements.compactMap { try valueForKey(key, of: $0) }, kind: .set)
             }
