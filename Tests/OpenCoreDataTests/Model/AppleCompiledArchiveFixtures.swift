@@ -1,4 +1,3 @@
-import Foundation
 @testable import OpenCoreData
 
 /// Builds small keyed archives shaped as Apple's Foundation and Core Data write them, for what the
@@ -105,10 +104,34 @@ enum HandMadeArchive {
             "NSValidationPredicates": b.array([matches]), "NSValidationWarnings": b.array([b.value(1680)]),
             "NSUserInfo": b.dictionary([("hint", b.value("short"))]), "NSVersionHashModifier": b.value("t2"),
         ])
+        // 9.99 as NSDecimalNumber archives it: mantissa 999 (little-endian bytes), exponent -2.
+        let nineNinetyNine = b.object(["NSDecimalNumberPlaceholder", "NSDecimalNumber", "NSNumber", "NSValue", "NSObject"], [
+            "NS.mantissa": Data([0xE7, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), "NS.exponent": -2,
+            "NS.length": 1, "NS.negative": false, "NS.compact": true, "NS.mantissa.bo": 1,
+        ])
+        let price = b.object(attributeClasses, [
+            "NSPropertyName": b.value("price"), "NSAttributeType": 400, "NSDefaultValue": nineNinetyNine,
+            "NSIsOptional": true, "_P": 243, "NSFlagsKey": 0,
+        ])
+        // A fetched property: the request's entity is conditional (absent), named beside it.
+        let similarRequest = b.object(["NSFetchRequest", "NSPersistentStoreRequest", "NSObject"], [
+            "NSPredicate": b.comparison(b.keyPath("title"), "NSEqualityPredicateOperator", type: 4, options: ("NSOptions", 0),
+                                        b.object(["NSKeyPathExpression", "NSFunctionExpression", "NSExpression", "NSObject"], [
+                                            "NSExpressionType": 3, "NSOperand": b.variable("FETCH_SOURCE"),
+                                            "NSSelectorName": b.value("valueForKeyPath:"),
+                                            "NSArguments": b.array([b.object(["NSKeyPathSpecifierExpression", "NSExpression", "NSObject"],
+                                                                             ["NSExpressionType": 10, "NSKeyPath": b.value("title")])]),
+                                        ])),
+        ])
+        let similar = b.object(["NSFetchedPropertyDescription", "NSPropertyDescription", "NSObject"], [
+            "NSPropertyName": b.value("similar"), "NSFetchRequest": similarRequest,
+            "_NSFetchRequestEntityName": b.value("Item"), "_P": 243,
+        ])
         let item = b.object(entityClasses, [
             "NSEntityName": b.value("Item"), "NSClassNameForEntity": b.value("Item"),
             "NSUserInfo": b.dictionary([("origin", b.value("test"))]), "NSVersionHashModifier": b.value("v7"),
-            "NSProperties": b.dictionary([("count", count), ("title", title)], className: "NSMutableDictionary"),
+            "NSProperties": b.dictionary([("similar", similar), ("count", count), ("title", title), ("price", price)],
+                                         className: "NSMutableDictionary"),
             "NSSubentities": b.dictionary([], className: "NSMutableDictionary"),
         ])
         let predicate = b.and([
@@ -135,12 +158,15 @@ enum HandMadeArchive {
         return try! b.data(root: b.dictionary([("a", b.value("b"))]))
     }
 
-    /// A relationship whose destination entity the model lacks.
-    static var danglingDestination: Data {
+    /// A relationship whose destination entity (or, with `inverse`, whose inverse) the model lacks.
+    static func danglingRelationship(inverse: Bool = false) -> Data {
         let b = ArchiveBuilder()
-        let ghost = b.object(["NSRelationshipDescription", "NSPropertyDescription", "NSObject"], [
-            "NSPropertyName": b.value("ghost"), "_NSDestinationEntityName": b.value("Ghost"), "NSMaxCount": 1, "_P": 243,
-        ])
+        var fields: [String: Any] = [
+            "NSPropertyName": b.value("ghost"), "_NSDestinationEntityName": b.value(inverse ? "Item" : "Ghost"),
+            "NSMaxCount": 1, "_P": 243,
+        ]
+        if inverse { fields["_NSInverseRelationshipName"] = b.value("haunts") }
+        let ghost = b.object(["NSRelationshipDescription", "NSPropertyDescription", "NSObject"], fields)
         let item = b.object(entityClasses, [
             "NSEntityName": b.value("Item"), "NSProperties": b.dictionary([("ghost", ghost)]),
         ])

@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 @testable import OpenCoreData
 
@@ -112,6 +111,11 @@ import Testing
         let item = try #require(model.entitiesByName["Item"])
         #expect(item.userInfo?["origin"] as? String == "test")
         #expect(item.versionHashModifier == "v7")
+        #expect(item.declaredProperties.map(\.name) == ["count", "price", "title", "similar"])
+        #expect(item.attributesByName["price"]?.defaultValue as? Decimal == Decimal(string: "9.99"))
+        let similar = try #require(item.propertiesByName["similar"] as? NSFetchedPropertyDescription)
+        #expect(similar.fetchRequest?.entityName == "Item")
+        #expect(similar.fetchRequest?.predicate?.predicateFormat == "title == $FETCH_SOURCE.title")
 
         let count = try #require(item.attributesByName["count"])
         #expect(count.attributeType == .integer16AttributeType)
@@ -157,11 +161,15 @@ import Testing
         #expect(wrongRoot.kind == .invalidCompiledModel)
         #expect(wrongRoot.message.contains("NSDictionary"))
 
-        let dangling = try Self.write(HandMadeArchive.danglingDestination, in: directory)
+        let dangling = try Self.write(HandMadeArchive.danglingRelationship(), in: directory)
         let unknown = try #require(throws: ManagedObjectModelError.self) { try AppleCompiledModelReader.readModel(at: dangling) }
         #expect(unknown.kind == .missingReference)
         #expect(unknown.element == "relationship 'ghost' of entity 'Item'")
         #expect(unknown.description.contains("Ghost"))
+        let noInverse = try Self.write(HandMadeArchive.danglingRelationship(inverse: true), in: directory)
+        let unknownInverse = try #require(throws: ManagedObjectModelError.self) { try AppleCompiledModelReader.readModel(at: noInverse) }
+        #expect(unknownInverse.kind == .missingReference)
+        #expect(unknownInverse.message.contains("'haunts'"))
 
         // A .momd folder with two versions and no VersionInfo.plist.
         let momd = directory.appendingPathComponent("Two.momd")
@@ -186,5 +194,46 @@ import Testing
         let url = folder.appendingPathComponent("\(UUID().uuidString).mom")
         try archive.write(to: url)
         return url
+    }
+}
+
+/// Damaged archives never crash the reader: each either reads or throws the model error.
+@Suite struct AppleCompiledModelFuzzTests {
+    /// A small deterministic generator (SplitMix64), so that failures reproduce.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D4_9BB1_33B1_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test(arguments: ["SampleModel.mom", "SampleModel2.mom", "SampleModel3.mom"])
+    func corruptedBytesThrowOrRead(name: String) throws {
+        let url = Fixtures.sampleModelMomd.appendingPathComponent(name)
+        let original = [UInt8](try Data(contentsOf: url))
+        var generator = Generator(state: UInt64(original.count))
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var thrown = 0
+        for round in 0..<80 {
+            var bytes = original
+            for _ in 0..<(1 + round % 4) {
+                let index = Int.random(in: 8..<bytes.count, using: &generator)
+                bytes[index] = UInt8.random(in: 0...255, using: &generator)
+            }
+            let damaged = directory.appendingPathComponent("\(round).mom")
+            try Data(bytes).write(to: damaged)
+            do {
+                _ = try AppleCompiledModelReader.readModel(at: damaged)
+            } catch let error as ManagedObjectModelError {
+                #expect(error.file == damaged)
+                thrown += 1
+            }
+        }
+        #expect(thrown > 0)
     }
 }

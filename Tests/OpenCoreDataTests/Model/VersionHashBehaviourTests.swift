@@ -1,8 +1,9 @@
-import Foundation
 import Testing
 @testable import OpenCoreData
 
-/// What version hashes depend on, on models built in code.
+/// What version hashes depend on, on models built in code. The expectations agree with what
+/// Apple's Core Data does (for example, the delete rule, the class name, Spotlight indexing and
+/// cloud encryption leave the hash alone, while external storage and history preservation change it).
 @Suite struct VersionHashBehaviourTests {
     /// `Person(name, age, pets → Pet)`, `Pet(name, owner → Person)`, `Employee : Person`.
     static func makeModel() -> NSManagedObjectModel {
@@ -60,13 +61,13 @@ import Testing
         // Leaves the hash alone.
         case changeDefault, addValidationRule, changeUserInfo, changeClassName, setRenamingIdentifier
         case changeDeleteRule, addFetchIndex, markIndexed, setValueTransformer, addTransientAttribute
-        case addFetchedProperty, changeSubentityAttribute
+        case addFetchedProperty, changeSubentityAttribute, allowCloudEncryption, indexBySpotlight
 
         var changesHash: Bool {
             switch self {
             case .changeDefault, .addValidationRule, .changeUserInfo, .changeClassName, .setRenamingIdentifier,
                  .changeDeleteRule, .addFetchIndex, .markIndexed, .setValueTransformer, .addTransientAttribute,
-                 .addFetchedProperty, .changeSubentityAttribute:
+                 .addFetchedProperty, .changeSubentityAttribute, .allowCloudEncryption, .indexBySpotlight:
                 return false
             default:
                 return true
@@ -117,6 +118,8 @@ import Testing
                 fetched.name = "namesakes"
                 fetched.fetchRequest = NSFetchRequest<NSFetchRequestResult>(entityName: "Person")
                 person.properties = person.declaredProperties + [fetched]
+            case .allowCloudEncryption: attributes["name"]!.allowsCloudEncryption = true
+            case .indexBySpotlight: attributes["name"]!.isIndexedBySpotlight = true
             case .changeSubentityAttribute: model.entitiesByName["Employee"]!.attributesByName["salary"]!.attributeType = .floatAttributeType
             }
         }

@@ -17,7 +17,8 @@ struct MomPropertyDecoder {
     let file: URL
     let entityName: String
 
-    typealias FetchRequestReader = (KeyedArchive.Node, String) throws -> NSFetchRequest<NSFetchRequestResult>
+    /// Reads an archived fetch request: its node, the element for errors, a fallback entity name.
+    typealias FetchRequestReader = (KeyedArchive.Node, String, String?) throws -> NSFetchRequest<NSFetchRequestResult>
 
     func property(_ node: KeyedArchive.Node, key: String, fetchRequest: FetchRequestReader) throws -> NSPropertyDescription {
         let name = node["NSPropertyName"]?.string ?? key
@@ -42,7 +43,8 @@ struct MomPropertyDecoder {
         } else if classes.contains("NSFetchedPropertyDescription") {
             let fetched = NSFetchedPropertyDescription()
             if let request = node["NSFetchRequest"] {
-                fetched.fetchRequest = try fetchRequest(request, "fetched property '\(name)' of entity '\(entityName)'")
+                fetched.fetchRequest = try fetchRequest(request, "fetched property '\(name)' of entity '\(entityName)'",
+                                                        node["_NSFetchRequestEntityName"]?.string)
             }
             property = fetched
         } else {
@@ -203,7 +205,7 @@ enum MomValues {
         if let mantissa = node["NS.mantissa"]?.data {
             var magnitude = Decimal(0)
             for byte in mantissa.reversed() { magnitude = magnitude * 256 + Decimal(Int(byte)) }
-            let exponent = Int(node["NS.exponent"]?.integer ?? 0)
+            let exponent = Int(max(-128, min(127, node["NS.exponent"]?.integer ?? 0)))
             var value = Decimal(sign: .plus, exponent: exponent, significand: magnitude)
             if node["NS.negative"]?.bool == true { value.negate() }
             return value

@@ -210,8 +210,15 @@ struct SHA512: Sendable {
     }
 }
 
-extension FixedWidthInteger where Self: UnsignedInteger {
-    fileprivate func rotatedRight(_ count: Int) -> Self {
-        (self >> count) | (self << (Self.bitWidth - count))
+// Concrete (not generic) rotations: unspecialized generics make debug builds many times slower.
+extension UInt32 {
+    @inline(__always) fileprivate func rotatedRight(_ count: UInt32) -> UInt32 {
+        (self >> count) | (self << (32 &- count))
+    }
+}
+
+extension UInt64 {
+    @inline(__always) fileprivate func rotatedRight(_ count: UInt64) -> UInt64 {
+        (self >> count) | (self << (64 &- count))
     }
 }
