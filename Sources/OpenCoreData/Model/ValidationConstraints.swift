@@ -40,18 +40,11 @@ extension NSAttributeDescription {
                 value = NSAttributeType.integer64AttributeType.value(fromModelString: string)
                 code = lengthCode
             case .dateAttributeType:
-                // Core Data writes date bounds as `CAST(<seconds since 2001>, "NSDate")`.
-                guard let seconds = Double(string.trimmingCharacters(in: .whitespaces)) else {
-                    invalid.append(string)
-                    return
-                }
-                let cast = NSExpression(forFunction: "castObject:toType:", arguments: [
-                    NSExpression(forConstantValue: seconds), NSExpression(forConstantValue: "NSDate"),
-                ])
-                predicates.append(NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(), rightExpression: cast,
-                                                        modifier: .direct, type: operatorType))
-                warnings.append(NSNumber(value: dateCode.rawValue))
-                return
+                // A `Date` constant, which prints as `CAST(<seconds since 2001>, "NSDate")` as
+                // Core Data writes date bounds, and which the parser folds that form back into.
+                left = NSExpression.expressionForEvaluatedObject()
+                value = Double(string.trimmingCharacters(in: .whitespaces)).map { Date(timeIntervalSinceReferenceDate: $0) }
+                code = dateCode
             case let numeric where numeric.isNumeric:
                 left = NSExpression.expressionForEvaluatedObject()
                 value = type.value(fromModelString: string)
