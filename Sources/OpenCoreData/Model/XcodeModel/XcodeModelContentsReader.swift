@@ -192,7 +192,7 @@ struct XcodeModelContentsReader {
         // Xcode writes date bounds as `minDateTimeInterval`/`maxDateTimeInterval` (older
         // versions as `minValueString`/`maxValueString`), in seconds since 2001 either way.
         // A bound that does not fit the type (old Xcode kept stale bounds after a type change)
-        // is skipped, as Core Data ignores it, instead of refusing the whole model.
+        // is skipped rather than refusing the whole model.
         let constraints = NSAttributeDescription.constraintPredicates(
             type: type,
             minimum: element.string("minDateTimeInterval") ?? element.string("minValueString"),
