@@ -34,7 +34,7 @@ import Testing
         #expect(copy.isEqual(request) && copy.affectedStores?.first === store)
     }
 
-    @Test func inheritanceInCode() {
+    @Test func inheritanceInCode() throws {
         let car = entity("Car", ["model"])
         let sport = entity("SportCar", ["turbo"])
         let luxury = entity("LuxuryCar", ["gold"])
@@ -46,6 +46,9 @@ import Testing
         #expect(luxury.attributesByName.keys.sorted() == ["gold", "model", "turbo"])
         #expect(car.subentitiesByName.keys.sorted() == ["SportCar"])
         #expect(luxury.isKindOf(entity: car) && !car.isKindOf(entity: luxury))
+        let otherModel = try #require(model.copy() as? NSManagedObjectModel)
+        #expect(!luxury.isKindOf(entity: otherModel.entitiesByName["Car"]!))
+        #expect(otherModel.entitiesByName["LuxuryCar"]!.isKindOf(entity: otherModel.entitiesByName["Car"]!))
         #expect(luxury.propertiesByName["model"]?.entity === car)
         // Adding a property to the superentity shows in the subentities.
         let plate = NSAttributeDescription()
