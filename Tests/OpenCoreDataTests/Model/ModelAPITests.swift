@@ -268,4 +268,20 @@ import Testing
         #expect(byName.destinationEntity === person && owner.inverseRelationship === cars)
         #expect(model.entitiesByName["Spare"] === spare)
     }
+
+    @Test func checksumsOfVersionedModels() throws {
+        let fromMomd = try NSManagedObjectModel.checksumsForVersionedModel(at: Fixtures.sampleModel3Momd)
+        // Apple's VersionInfo.plist of this momd lists the checksums Xcode computed.
+        #expect(fromMomd == ["SampleModel3": "u970QgYhRHEJGIt0zQr1UhuZL2ZJ1KxBS+B7rkAx0ik=",
+                             "SampleModel3_v2": "rzn6eNBLyn8k3AoC3kH3yymPT0vSUPaVcgi0v2SuHS8=",
+                             "SampleModel3_v3": "HFFd7j8Z9/s0tJ1vqPzVSPX/pNYEbNAlXayypitIFow="])
+        #expect(try NSManagedObjectModel.checksumsForVersionedModel(at: Fixtures.sampleModel3) == fromMomd)
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let compiled = directory.appendingPathComponent("M.momd")
+        try CompiledModelFormat.compile(modelAt: Fixtures.sampleModel, to: compiled)
+        #expect(try NSManagedObjectModel.checksumsForVersionedModel(at: compiled)
+                == NSManagedObjectModel.checksumsForVersionedModel(at: Fixtures.sampleModelMomd))
+        #expect(throws: ManagedObjectModelError.self) { try NSManagedObjectModel.checksumsForVersionedModel(at: directory) }
+    }
 }
