@@ -30,10 +30,12 @@ struct XcodeModelContentsReader {
         } catch {
             throw ManagedObjectModelError(.malformedXML, "the file is not well-formed XML (\(error.localizedDescription))", file: file)
         }
-        guard let root = document.rootElement(), root.name == "model" else {
-            throw ManagedObjectModelError(.malformedXML,
-                                          "the root element is <\(document.rootElement()?.name ?? "")>, not <model>",
-                                          file: file, element: document.rootElement()?.name)
+        guard let root = document.rootElement() else {
+            throw ManagedObjectModelError(.malformedXML, "the file has no root element", file: file)
+        }
+        guard root.name == "model" else {
+            throw ManagedObjectModelError(.malformedXML, "the root element is <\(root.name ?? "")>, not <model>",
+                                          file: file, element: root.name)
         }
         do {
             return try readModel(root)
