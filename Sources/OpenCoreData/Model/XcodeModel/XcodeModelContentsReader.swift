@@ -213,7 +213,6 @@ struct XcodeModelContentsReader {
         readCommon(element, into: relationship)
         let toMany = element.bool("toMany")
         relationship.maxCount = element.int("maxCount") ?? (toMany ? 0 : 1)
-        if toMany, relationship.maxCount == 1 { relationship.maxCount = 0 }
         relationship.minCount = element.int("minCount") ?? 0
         relationship.isOrdered = element.bool("ordered")
         if let rule = element.string("deletionRule") {
