@@ -37,28 +37,10 @@ enum Tree {
             if comparison.options.contains(.diacriticInsensitive) { options += "d" }
             if comparison.options.contains(.normalized) { options += "n" }
             let optionText = options.isEmpty ? "" : "[\(options)]"
-            return "(\(modifier)\(dump(comparison.leftExpression)) \(name(comparison.predicateOperatorType))\(optionText) \(dump(comparison.rightExpression)))"
+            return "(\(modifier)\(dump(comparison.leftExpression)) \(PredicateFormatter.operatorSymbol(comparison.predicateOperatorType))\(optionText) \(dump(comparison.rightExpression)))"
         }
     }
 
-    static func name(_ type: NSComparisonPredicate.Operator) -> String {
-        switch type {
-        case .lessThan: return "<"
-        case .lessThanOrEqualTo: return "<="
-        case .greaterThan: return ">"
-        case .greaterThanOrEqualTo: return ">="
-        case .equalTo: return "=="
-        case .notEqualTo: return "!="
-        case .matches: return "MATCHES"
-        case .like: return "LIKE"
-        case .beginsWith: return "BEGINSWITH"
-        case .endsWith: return "ENDSWITH"
-        case .in: return "IN"
-        case .customSelector: return "CUSTOM"
-        case .contains: return "CONTAINS"
-        case .between: return "BETWEEN"
-        }
-    }
 
     static func dump(_ expression: NSExpression) -> String {
         switch expression.node {
