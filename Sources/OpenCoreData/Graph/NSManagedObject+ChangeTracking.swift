@@ -51,11 +51,10 @@ extension NSManagedObject {
     public func changedValuesForCurrentEvent() -> [String: Any] {
         var result: [String: Any] = [:]
         for (key, old) in eventChanges {
-            switch old {
-            case let list as ObjectList:
-                let ordered = (entity.relationshipsByName[key]?.isOrdered) ?? false
-                result[key] = ordered ? NSOrderedSet(array: list.objects) : list.set
-            default:
+            if let relationship = entity.relationshipsByName[key], relationship.isToMany {
+                let list = (old as? ObjectList) ?? ObjectList()
+                result[key] = relationship.isOrdered ? NSOrderedSet(array: list.objects) : list.set
+            } else {
                 result[key] = old
             }
         }
