@@ -135,6 +135,22 @@ import Testing
         #expect(thrownError { try ValidationTestObject.make(person).validateForInsert() } != nil)
     }
 
+    @Test func interpropertyOverrideCombinesWithSuper() throws {
+        try RetiredPerson.make(person, ["name": "Ann", "age": 70, "active": false]).validateForInsert()
+        let one = try #require(thrownError {
+            try RetiredPerson.make(self.person, ["name": "Ann", "age": 30, "active": false]).validateForInsert()
+        })
+        #expect(one.code == NSManagedObjectValidationError)
+        #expect(one.localizedDescription == "Under 60 means active.")
+        #expect(one.userInfo[NSValidationKeyErrorKey] as? String == "active")
+        let both = try #require(thrownError {
+            try RetiredPerson.make(self.person, ["age": 30, "active": false]).validateForInsert()
+        })
+        #expect(both.code == NSValidationMultipleErrorsError)
+        let details = try #require(both.userInfo[NSDetailedErrorsKey] as? [NSError])
+        #expect(details.map(\.code) == [NSValidationMissingMandatoryPropertyError, NSManagedObjectValidationError])
+    }
+
     @Test func publicErrorHelperBuildsCoreDataErrors() {
         let object = validPerson()
         let error = object.validationError(NSValidationStringTooShortError, forKey: "name", value: "A")

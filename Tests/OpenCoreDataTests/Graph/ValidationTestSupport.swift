@@ -42,6 +42,18 @@ final class ValidatedPerson: ValidationTestObject, @unchecked Sendable {
     }
 }
 
+/// A subclass with an interproperty rule, combined with super's errors as Apple's guide shows.
+final class RetiredPerson: ValidationTestObject, @unchecked Sendable {
+    override func validateForInsert() throws {
+        var errors: [Error] = []
+        do { try super.validateForInsert() } catch { errors.append(error) }
+        if let age = values["age"] as? Int, age < 60, values["active"] as? Bool == false {
+            errors.append(validationError(forKey: "active", value: false, localizedDescription: "Under 60 means active."))
+        }
+        if let error = combinedValidationError(errors) { throw error }
+    }
+}
+
 /// The models the validation tests use, built in code.
 enum ValidationModels {
     /// Sets the minimum, maximum and pattern exactly as a model file compiles them.

@@ -126,6 +126,15 @@ import Testing
         #expect(try #require(validating(object, "height", -1e300).error).code == NSValidationNumberTooSmallError)
     }
 
+    @Test(arguments: [Double.nan, .infinity, -.infinity])
+    func datesThatAreNotFiniteAreInvalid(_ interval: Double) throws {
+        let object = ValidationTestObject.make(person)
+        let error = try #require(validating(object, "birthday", Date(timeIntervalSinceReferenceDate: interval)).error)
+        #expect(error.code == NSValidationInvalidDateError)
+        #expect(error.localizedDescription == "birthday is not a valid date.")
+        #expect(error.userInfo[NSValidationValueErrorKey] is Date)
+    }
+
     // MARK: Minimum, maximum, pattern (1610–1680)
 
     @Test(arguments: [

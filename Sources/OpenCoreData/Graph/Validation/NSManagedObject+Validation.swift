@@ -26,4 +26,25 @@ extension NSManagedObject {
                                 localizedDescription: String? = nil) -> NSError {
         CoreDataErrorFactory.validationError(code, object: self, key: key, value: value, description: localizedDescription)
     }
+
+    /// The error Core Data reports for several validation errors: `nil` for none, the error itself
+    /// for one, else `NSValidationMultipleErrorsError` (1560) with all of them under
+    /// `NSDetailedErrorsKey` (nested 1560 errors flattened into their details).
+    ///
+    /// Not in Apple's API. Apple's guide ("Implementing Custom Interproperty Validation") asks an
+    /// override of `validateForInsert()` or `validateForUpdate()` to combine super's error with its
+    /// own; this does it:
+    /// ```swift
+    /// override func validateForInsert() throws {
+    ///     var errors: [Error] = []
+    ///     do { try super.validateForInsert() } catch { errors.append(error) }
+    ///     if let end = endDate, let start = startDate, end < start {
+    ///         errors.append(validationError(forKey: "endDate", value: end, localizedDescription: "The end is before the start."))
+    ///     }
+    ///     if let error = combinedValidationError(errors) { throw error }
+    /// }
+    /// ```
+    public func combinedValidationError(_ errors: [Error]) -> NSError? {
+        CoreDataErrorFactory.combining(errors, model: entity.managedObjectModel)
+    }
 }

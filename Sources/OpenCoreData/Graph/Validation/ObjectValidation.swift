@@ -55,7 +55,8 @@ enum ObjectValidation {
     ///    `NSValidationMissingMandatoryPropertyError` (1570). A missing value of an optional
     ///    property passes without further checks.
     /// 2. a value of the wrong type: `NSManagedObjectValidationError` (1550), with Apple's
-    ///    "Unacceptable type of value…" message; an integer out of the attribute's range: 1610/1620.
+    ///    "Unacceptable type of value…" message; an integer out of the attribute's range: 1610/1620;
+    ///    a date that is not finite: `NSValidationInvalidDateError` (1650).
     /// 3. to-many counts: fewer than `minCount` destinations (at least one when the relationship is
     ///    not optional; an empty optional relationship passes) is
     ///    `NSValidationRelationshipLacksMinimumCountError` (1580); more than a non-zero `maxCount`
@@ -103,7 +104,7 @@ enum ObjectValidation {
             coerced = converted
         case .wrongType(let message):
             throw failure(NSManagedObjectValidationError, description: message)
-        case .outOfRange(let code, let reason):
+        case .invalid(let code, let reason):
             throw failure(code, reason: reason)
         }
 

@@ -14,7 +14,8 @@
 ///   `Double`, `Float` and plain `NSNumber` are refused, as Apple refuses `NSNumber` for
 ///   `NSDecimalNumber` attributes.
 /// - Boolean: `Bool`, or an `NSNumber` holding 0 or 1, converted to `Bool`.
-/// - String: `String`, `Substring`, `NSString` → `String`. Date: `Date`, `NSDate` → `Date`.
+/// - String: `String`, `Substring`, `NSString` → `String`. Date: `Date`, `NSDate` → `Date`; a
+///   date whose time interval is not finite (NaN, infinity) is a 1650 error (invalid date).
 ///   Binary: `Data`, `NSData` → `Data`. UUID: `UUID`, `NSUUID` → `UUID`. URI: `URL`, `NSURL` →
 ///   `URL`. ObjectID: `NSManagedObjectID`.
 /// - Transformable, Undefined and Composite: any value.
@@ -29,8 +30,9 @@ enum PropertyValueCoercion {
         case accepted(Any)
         /// The value's type does not fit; the message says which type was wanted.
         case wrongType(message: String)
-        /// A number does not fit the attribute's range: `code` is 1610 or 1620.
-        case outOfRange(code: Int, reason: String)
+        /// The value has the right type but can't be stored: a number beyond the attribute's range
+        /// (`code` 1610 or 1620) or a date that is not finite (1650).
+        case invalid(code: Int, reason: String)
     }
 
     /// Checks and converts `value` (not nil, not `NSNull`) for `attribute`.
@@ -64,6 +66,10 @@ enum PropertyValueCoercion {
             case let v as Date: converted = v
             case let v as NSDate: converted = v as Date
             default: converted = nil
+            }
+            if let date = converted as? Date, !date.timeIntervalSinceReferenceDate.isFinite {
+                return .invalid(code: NSValidationInvalidDateError,
+                                reason: "A date of \(date.timeIntervalSinceReferenceDate) seconds since 2001 is not a valid date.")
             }
         case .binaryDataAttributeType:
             switch value {
@@ -154,7 +160,7 @@ enum PropertyValueCoercion {
         }
         let tooSmall = (signed ?? 0) < 0
         let shown = signed.map(String.init) ?? unsigned.map(String.init) ?? "?"
-        return .outOfRange(code: tooSmall ? NSValidationNumberTooSmallError : NSValidationNumberTooLargeError,
+        return .invalid(code: tooSmall ? NSValidationNumberTooSmallError : NSValidationNumberTooLargeError,
                            reason: "\(shown) does not fit an \(type.xcodeName) attribute (\(low)…\(high)).")
     }
 
@@ -164,7 +170,7 @@ enum PropertyValueCoercion {
         guard type == .floatAttributeType else { return .accepted(double) }
         let float = Float(double)
         if double.isFinite && !float.isFinite {
-            return .outOfRange(code: double < 0 ? NSValidationNumberTooSmallError : NSValidationNumberTooLargeError,
+            return .invalid(code: double < 0 ? NSValidationNumberTooSmallError : NSValidationNumberTooLargeError,
                                reason: "\(double) does not fit a Float attribute.")
         }
         return .accepted(float)
