@@ -115,6 +115,27 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
+    /// Deletes the store of `storeType` at `url`: removes it from this coordinator if it is one
+    /// of its stores, then deletes its file and the SQLite companions (`-wal`, `-shm`, `-journal`)
+    /// if they exist. A store without a file has nothing to delete.
+    ///
+    /// Throws `NSPersistentStoreInvalidTypeError` (134000) for an unregistered type and the file
+    /// system's errors.
+    public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+        guard StoreTypeRegistry.shared.storeClass(for: storeType) != nil else {
+            throw PersistentStoreErrors.unknownStoreType(storeType, url: url)
+        }
+        try withLock {
+            if let store = persistentStore(for: url) { try remove(store) }
+            guard url.isFileURL else { return }
+            let manager = FileManager.default
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                let path = url.path + suffix
+                if manager.fileExists(atPath: path) { try manager.removeItem(atPath: path) }
+            }
+        }
+    }
+
     // MARK: Helpers
 
     /// Makes `store` one of the coordinator's, after checking its UUID is not taken, and posts
