@@ -106,9 +106,11 @@ extension NSManagedObject {
         didChangeValue(forKey: relationship.name)
     }
 
-    /// Traps (as Apple raises) for a relationship between objects of two different contexts.
+    /// Refuses a relationship between objects of two different contexts, or between an object of
+    /// a context and one of none (Apple raises in both cases). Two objects without a context may
+    /// be related.
     func checkContext(of destination: NSManagedObject, _ relationship: NSRelationshipDescription) throws {
-        if let mine = managedObjectContext, let theirs = destination.managedObjectContext, mine !== theirs {
+        if managedObjectContext !== destination.managedObjectContext {
             throw ManagedObjectAccessError.differentContexts(entity: entity.name ?? "?", key: relationship.name)
         }
     }

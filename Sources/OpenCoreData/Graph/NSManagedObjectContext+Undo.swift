@@ -29,6 +29,7 @@ extension NSManagedObjectContext {
             eventUpdated.remove(object)
         }
         pendingDeletions.removeAll()
+        dropDeletedInsertions()
         postObjectsDidChange()
     }
 

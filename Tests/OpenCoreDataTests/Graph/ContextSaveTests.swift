@@ -158,6 +158,22 @@ struct ContextSaveTests {
         #expect(!student.isFault)
     }
 
+    @Test func refreshTurnsIntoAFaultWithHooks() throws {
+        let model = GraphTestModel.make()
+        model.register(RecordingRun.self, forEntityName: "Run")
+        let context = try GraphTestModel.storedContext(model: model)
+        let run = RecordingRun(context: context)
+        try context.save()
+        let recorder = NotificationRecorder([.NSManagedObjectContextObjectsDidChange], object: context)
+        run.setValue(Int32(3), forKey: "processID")
+        context.refresh(run, mergeChanges: false)
+        #expect(Array(run.events.suffix(2)) == ["willTurnIntoFault", "didTurnIntoFault"])
+        #expect(run.value(forKey: "processID") as? Int32 == -1)
+        #expect(run.events.last == "awakeFromFetch" || run.events.contains("awakeFromFetch"))
+        context.processPendingChanges()
+        #expect(recorder.notifications.last?.userInfo?[NSRefreshedObjectsKey] as? Set<NSManagedObject> == [run])
+    }
+
     @Test func obtainPermanentIDsAndAssign() throws {
         let context = try GraphTestModel.storedContext()
         let store = context.persistentStoreCoordinator!.persistentStores[0]

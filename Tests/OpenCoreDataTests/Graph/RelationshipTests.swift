@@ -122,5 +122,10 @@ struct RelationshipTests {
         #expect(throws: ManagedObjectAccessError.differentContexts(entity: "StudentEntity", key: "inClass")) {
             try student.setValueThrowing(klass, forKey: "inClass")
         }
+        let loose = NSManagedObject(entity: model.entitiesByName["ClassEntity"]!, insertInto: nil)
+        #expect(throws: ManagedObjectAccessError.self) { try student.setValueThrowing(loose, forKey: "inClass") }
+        let looseStudent = NSManagedObject(entity: model.entitiesByName["StudentEntity"]!, insertInto: nil)
+        looseStudent.setValue(loose, forKey: "inClass")
+        #expect(loose.value(forKey: "students") as? Set<NSManagedObject> == [looseStudent])
     }
 }
