@@ -1,8 +1,10 @@
 extension NSPersistentStore {
     /// A store type, as the typed API of iOS 15 and macOS 12 spells it (`.sqlite`, `.inMemory`).
     public struct StoreType: RawRepresentable, Hashable, Sendable {
+        /// The type's string, as the `NS…StoreType` constants spell it.
         public let rawValue: String
 
+        /// The store type named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// `NSSQLiteStoreType`.

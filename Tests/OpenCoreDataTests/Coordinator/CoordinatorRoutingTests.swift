@@ -184,3 +184,30 @@ import Testing
         #expect(error.code == NSPersistentStoreInvalidTypeError)
     }
 }
+
+/// The coordinator serializes concurrent callers.
+@Suite struct CoordinatorConcurrencyTests {
+    @Test func concurrentSavesAndFetchesAreSerialized() throws {
+        nonisolated(unsafe) let fixture = CompanyFixture()
+        try fixture.addStore()
+        nonisolated(unsafe) var failures: [Error] = []
+        let failureLock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: 40) { index in
+            do {
+                try fixture.insert("Employee", ["name": "E\(index)", "salary": Int64(index)])
+                _ = try fixture.count(fixture.request("Employee", "salary >= 0"))
+            } catch {
+                failureLock.lock()
+                failures.append(error)
+                failureLock.unlock()
+            }
+        }
+        #expect(failures.isEmpty)
+        #expect(try fixture.count(fixture.request("Employee")) == 40)
+        guard case .objectIDs(let ids) = try fixture.coordinator.executeFetch(fixture.request("Employee", resultType: .managedObjectIDResultType)) else {
+            Issue.record("expected IDs")
+            return
+        }
+        #expect(Set(ids.compactMap(\.primaryKey)) == Set(1...40), "every key handed out once")
+    }
+}

@@ -170,6 +170,31 @@ import Testing
         #expect(try fixture.dictionaries(request).count == 5)
     }
 
+    @Test func perRowExpressionsAndTheEvaluatedObject() throws {
+        let doubled = NSExpressionDescription()
+        doubled.name = "doubled"
+        doubled.expression = NSExpression(format: "salary * 2")
+        let objectID = NSExpressionDescription()
+        objectID.name = "objectID"
+        objectID.expression = NSExpression(expressionType: .evaluatedObject)
+        let request = fixture.request("Employee", "name == 'Eve'")
+        request.propertiesToFetch = ["name", doubled, objectID]
+        let rows = try fixture.dictionaries(request)
+        #expect(rows.count == 1)
+        #expect((rows[0]["doubled"] as? NSNumber)?.intValue == 100)
+        let id = try #require(rows[0]["objectID"] as? NSManagedObjectID)
+        #expect(try fixture.coordinator.snapshots(for: [id])[id]?.values["name"] as? String == "Eve")
+    }
+
+    @Test func aggregatesOfAnEmptyMatchCountZeroAndOmitTheRest() throws {
+        let request = fixture.request("Employee", "salary > 10000")
+        request.propertiesToFetch = [expression("people", "count:", "name"), expression("total", "sum:", "salary")]
+        let rows = try fixture.dictionaries(request)
+        #expect(rows.count == 1)
+        #expect((rows[0]["people"] as? NSNumber)?.intValue == 0)
+        #expect(rows[0]["total"] == nil)
+    }
+
     @Test func toManyCantBeFetchedIntoDictionaries() throws {
         let request = fixture.request("Department")
         request.propertiesToFetch = ["employees"]

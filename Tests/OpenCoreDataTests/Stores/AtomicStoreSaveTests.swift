@@ -143,6 +143,17 @@ import Testing
         #expect(next.primaryKey == 8)
     }
 
+    @Test func keyCountersNeverFallBehindLoadedRows() throws {
+        let type = "Preloaded-\(UUID().uuidString)"
+        NSPersistentStoreCoordinator.registerStoreClass(PreloadedStore.self, type: type)
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, type: type) }
+        let fixture = CompanyFixture()
+        let store = try fixture.coordinator.addPersistentStore(ofType: type, configurationName: nil, at: nil,
+                                                               options: [PreloadedStore.noCountersOption: true])
+        #expect(try store.newObjectIDs(for: fixture.entity("Employee"), count: 1)[0].primaryKey == 8)
+        #expect(try store.newObjectIDs(for: fixture.entity("Department"), count: 1)[0].primaryKey == 4)
+    }
+
     @Test func incompatibleModelIs134100() throws {
         let type = "Preloaded-\(UUID().uuidString)"
         NSPersistentStoreCoordinator.registerStoreClass(PreloadedStore.self, type: type)
@@ -180,6 +191,7 @@ final class FailingWriteStore: AtomicStore, @unchecked Sendable {
 final class PreloadedStore: AtomicStore, @unchecked Sendable {
     static let fileUUID = "5F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0"
     static let wrongHashesOption = "PreloadedStoreWrongHashes"
+    static let noCountersOption = "PreloadedStoreNoCounters"
 
     override func loadRows() throws -> AtomicStoreContents? {
         guard let model = managedObjectModel else { return nil }
@@ -191,6 +203,6 @@ final class PreloadedStore: AtomicStore, @unchecked Sendable {
             metadata: [NSStoreTypeKey: type, NSStoreUUIDKey: Self.fileUUID, NSStoreModelVersionHashesKey: hashes],
             rows: ["Department": [3: ObjectSnapshot(objectID: department, values: ["name": "Sales"], toMany: ["employees": [employee]], version: 1)],
                    "Employee": [7: ObjectSnapshot(objectID: employee, values: ["name": "Ann", "department": department], version: 1)]],
-            lastPrimaryKeys: ["Department": 3, "Employee": 7])
+            lastPrimaryKeys: storeOptionBool(options, Self.noCountersOption) == true ? [:] : ["Department": 3, "Employee": 7])
     }
 }

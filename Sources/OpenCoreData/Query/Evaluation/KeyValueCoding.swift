@@ -4,7 +4,9 @@
 /// ``KeyValueAccess``. `value(forKey:)` is Apple's spelling and returns `nil` for a missing
 /// value; ``valueThrowing(forKey:)`` is the strict path, which should throw
 /// ``KeyValueCodingError/unknownKey(key:owner:)`` for a key the type does not have (a managed
-/// object reports `owner: "entity Run"`). Its default calls `value(forKey:)`.
+/// object reports `owner: "entity Run"`). Its default calls `value(forKey:)`; a class whose
+/// subclasses may refine it (as `NSManagedObject` will) should implement it itself, `open`, so
+/// that the overrides are dispatched dynamically.
 ///
 /// Differs from Apple: Apple's `NSObject` raises `NSUnknownKeyException`; here unknown keys are
 /// thrown errors, and types that do not adopt the protocol are read through `Mirror`.
@@ -16,6 +18,7 @@ public protocol KeyValueCoding {
 }
 
 extension KeyValueCoding {
+    /// Returns `value(forKey:)`: a lenient type treats every key as known.
     public func valueThrowing(forKey key: String) throws -> Any? {
         value(forKey: key)
     }
@@ -60,6 +63,11 @@ public enum KeyValueCodingError: Error, Sendable, Equatable, CustomStringConvert
     }
 }
 
+extension KeyValueCodingError: LocalizedError {
+    /// The same text as ``description``, so that `localizedDescription` names the problem too.
+    public var errorDescription: String? { description }
+}
+
 /// Key-value coding over any value: dictionaries, arrays, sets, ``KeyValueCoding`` adopters and,
 /// through `Mirror`, plain Swift structs and classes.
 ///
@@ -67,8 +75,8 @@ public enum KeyValueCodingError: Error, Sendable, Equatable, CustomStringConvert
 /// - `self` is the value itself; a nil or `NSNull` receiver gives nil for every key.
 /// - `[String: Any]`, `[AnyHashable: Any]` and `NSDictionary` return the entry, nil when missing.
 ///   A key starting with `@` asks the dictionary itself: `@count` is its number of entries.
-/// - Arrays and `NSOrderedSet` map the key over their elements into an array, with `NSNull` where
-///   an element gave nil. Sets map into a set without the nils.
+/// - Arrays map the key over their elements into an array, with `NSNull` where an element gave
+///   nil; `NSOrderedSet` maps into an `NSOrderedSet` likewise. Sets map into a set without the nils.
 /// - ``KeyValueCoding`` adopters answer through ``KeyValueCoding/valueThrowing(forKey:)``.
 /// - Strings and data answer `length` (UTF-16 units, bytes), as `NSString` and `NSData` do.
 /// - Other values are read with `Mirror` (stored properties, including those of superclasses; a
@@ -110,10 +118,13 @@ public enum KeyValueAccess {
         if let dictionary = dictionary(object) {
             return dictionary[key].flatMap(ValueComparison.unwrap)
         }
+        if key == "length", let string = ValueComparison.string(object) { return string.utf16.count }
         if let collection = CollectionValue(object) {
             switch collection.kind {
-            case .array, .orderedSet:
+            case .array:
                 return try collection.elements.map { try valueForKey(key, of: $0) ?? NSNull() }
+            case .orderedSet:
+                return CollectionValue.make(try collection.elements.map { try valueForKey(key, of: $0) ?? NSNull() }, kind: .orderedSet)
             case .set:
                 return CollectionValue.make(try collection.elements.compactMap { try valueForKey(key, of: $0) }, kind: .set)
             }

@@ -22,6 +22,7 @@ open class AtomicStore: NSPersistentStore, @unchecked Sendable {
     /// The model the rows belong to (the coordinator's).
     public let managedObjectModel: NSManagedObjectModel?
 
+    /// Creates an empty store; the coordinator then calls ``loadMetadata()``.
     public required init(persistentStoreCoordinator coordinator: NSPersistentStoreCoordinator?,
                          configurationName: String?, at url: URL?, options: [AnyHashable: Any]?) {
         managedObjectModel = coordinator?.managedObjectModel
@@ -84,6 +85,7 @@ open class AtomicStore: NSPersistentStore, @unchecked Sendable {
         }
         loaded.metadata[NSStoreTypeKey] = type
         loaded.metadata[NSStoreUUIDKey] = identifier
+        loaded.raiseKeyCountersToRows()
         contents = loaded
         metadata = loaded.metadata
     }
