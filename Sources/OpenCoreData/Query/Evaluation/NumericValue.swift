@@ -19,6 +19,12 @@ enum NumericValue: Sendable {
     /// Strings are not numbers here (`"1" == 1` is false, as with `NSString isEqual:`).
     init?(_ value: Any?) {
         guard let value else { return nil }
+        // A real NSNumber object (not a Swift number that bridges to one) is read by its objCType,
+        // so that NSDecimalNumber keeps its precision and unsigned values their range.
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            self = number is NSDecimalNumber ? .decimal(number.decimalValue) : NumericValue(number: number)
+            return
+        }
         switch value {
         case let v as Int: self = .integer(Int64(v))
         case let v as Int64: self = .integer(v)
@@ -35,8 +41,6 @@ enum NumericValue: Sendable {
         case let v as Float: self = .double(Double(v))
         case let v as CGFloat: self = .double(Double(v))
         case let v as Decimal: self = .decimal(v)
-        case let v as NSDecimalNumber: self = .decimal(v.decimalValue)
-        case let v as NSNumber: self = NumericValue(number: v)
         default: return nil
         }
     }
@@ -83,14 +87,6 @@ enum NumericValue: Sendable {
         case .decimal(let v):
             let d = NSDecimalNumber(decimal: v)
             return Decimal(d.int64Value) == v ? d.int64Value : nil
-        }
-    }
-
-    /// Whether the value is integral by type (an integer or Bool, not a double that happens to be whole).
-    var isIntegerTyped: Bool {
-        switch self {
-        case .integer, .unsigned: return true
-        case .double, .decimal: return false
         }
     }
 
