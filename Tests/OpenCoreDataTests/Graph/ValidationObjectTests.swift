@@ -242,6 +242,6 @@ import Testing
         #expect(error.code == 134030)
         #expect(error.localizedDescription == "The store at /tmp/x could not save.")
         #expect(error.userInfo[NSAffectedStoresErrorKey] as? [String] == ["x"])
-        #expect(ErrorMessages.template(for: 4) == "The operation couldn’t be completed. (Cocoa error 4.)")
+        #expect(CoreDataErrorMessages.template(for: 4) == "The operation couldn’t be completed. (Cocoa error 4.)")
     }
 }
