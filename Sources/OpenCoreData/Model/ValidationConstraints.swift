@@ -16,7 +16,8 @@ extension NSAttributeDescription {
     /// maximum and regular expression (`minValueString`, `maxValueString`,
     /// `regularExpressionString` in an Xcode model):
     /// - numbers: `SELF >= min`, `SELF <= max`, warnings 1620 and 1610;
-    /// - dates (written as seconds since 2001): `SELF >= date`, `SELF <= date`, warnings 1640 and 1630;
+    /// - dates (written as seconds since 2001): `SELF >= CAST(seconds, "NSDate")` and `<=`, warnings
+///   1640 and 1630;
     /// - strings and binary data: `length >= min`, `length <= max`, warnings 1670 and 1660;
     /// - a regular expression: `SELF MATCHES pattern`, warning 1680.
     ///
@@ -39,9 +40,17 @@ extension NSAttributeDescription {
                 value = NSAttributeType.integer64AttributeType.value(fromModelString: string)
                 code = lengthCode
             case .dateAttributeType:
-                left = NSExpression.expressionForEvaluatedObject()
-                value = type.value(fromModelString: string)
-                code = dateCode
+                // Core Data writes date bounds as seconds since 2001; the bound is a Date constant,
+                // which prints as `CAST(<seconds>, "NSDate")` and parses back to the same constant.
+                guard let seconds = Double(string.trimmingCharacters(in: .whitespaces)) else {
+                    invalid.append(string)
+                    return
+                }
+                let bound = NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds))
+                predicates.append(NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(), rightExpression: bound,
+                                                        modifier: .direct, type: operatorType))
+                warnings.append(NSNumber(value: dateCode.rawValue))
+                return
             case let numeric where numeric.isNumeric:
                 left = NSExpression.expressionForEvaluatedObject()
                 value = type.value(fromModelString: string)

@@ -14,6 +14,16 @@ struct XcodeModelContentsReader {
 
     /// Reads the model in `data`.
     func read(_ data: Data) throws -> NSManagedObjectModel {
+        // XMLParser checks well-formedness quietly and says where it failed; XMLDocument (libxml2's
+        // tree) would print to stderr and hand back an empty document instead.
+        // (`parse()` can return true for a truncated file; `parserError` still tells.)
+        let checker = XMLParser(data: data)
+        guard checker.parse(), checker.parserError == nil else {
+            let code = (checker.parserError as NSError?)?.code ?? 0
+            throw ManagedObjectModelError(.malformedXML,
+                "the file is not well-formed XML (parser error \(code) at line \(checker.lineNumber), column \(checker.columnNumber))",
+                file: file)
+        }
         let document: XMLDocument
         do {
             document = try XMLDocument(data: data, options: [])
@@ -84,7 +94,7 @@ struct XcodeModelContentsReader {
             model.setEntities(members, forConfigurationName: name)
         }
         for (_, template) in model.fetchRequestTemplatesByName {
-            if let entityName = template.entityName { template.entity = byName[entityName] }
+            template.resolveEntity(in: byName)
         }
         try model.validateReferences()
         return model
@@ -179,8 +189,12 @@ struct XcodeModelContentsReader {
         } else if let string = element.string("defaultValueString") {
             attribute.defaultValue = type.value(fromModelString: string)
         }
+        // Xcode writes date bounds as `minDateTimeInterval`/`maxDateTimeInterval` (older
+        // versions as `minValueString`/`maxValueString`), in seconds since 2001 either way.
         let constraints = NSAttributeDescription.constraintPredicates(
-            type: type, minimum: element.string("minValueString"), maximum: element.string("maxValueString"),
+            type: type,
+            minimum: element.string("minDateTimeInterval") ?? element.string("minValueString"),
+            maximum: element.string("maxDateTimeInterval") ?? element.string("maxValueString"),
             regularExpression: element.string("regularExpressionString"))
         if !constraints.predicates.isEmpty {
             attribute.setValidationPredicates(constraints.predicates, warnings: constraints.warnings)
@@ -245,7 +259,9 @@ struct XcodeModelContentsReader {
         if let value = element.optionalBool("includeSubentities") ?? element.optionalBool("includesSubentities") {
             request.includesSubentities = value
         }
-        if let value = element.optionalBool("includesPendingChanges") { request.includesPendingChanges = value }
+        if let value = element.optionalBool("includePendingChanges") ?? element.optionalBool("includesPendingChanges") {
+            request.includesPendingChanges = value
+        }
         if let value = element.optionalBool("includePropertyValues") ?? element.optionalBool("includesPropertyValues") {
             request.includesPropertyValues = value
         }
