@@ -133,6 +133,25 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, @unchecked Sendable 
         do { return try valueThrowing(forKey: key) } catch { preconditionFailure("\(error)") }
     }
 
+    /// The value of a property, throwing ``KeyValueCodingError/unknownKey(key:owner:)`` with
+    /// `owner: "entity Run"` for a key the entity does not have. Predicates and sort descriptors
+    /// read managed objects through this. `objectID` and `entity` answer too, as in Apple's KVC.
+    /// Override it (calling `super` for other keys) to answer computed keys everywhere:
+    /// ``value(forKey:)``, key paths, predicates and sort descriptors all go through it.
+    open func valueThrowing(forKey key: String) throws -> Any? {
+        guard let property = entity.propertiesByName[key] else {
+            switch key {
+            case "objectID": return objectID
+            case "entity": return entity
+            case "managedObjectContext": return managedObjectContext
+            default: throw unknownKey(key)
+            }
+        }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        return read(property)
+    }
+
     /// Sets a property, recording the change (and undo) and maintaining the inverse relationship.
     /// Numbers are converted to the attribute's width. Traps for an unknown key or a value of the
     /// wrong type, as Apple raises.

@@ -4,7 +4,9 @@
 /// ``KeyValueAccess``. `value(forKey:)` is Apple's spelling and returns `nil` for a missing
 /// value; ``valueThrowing(forKey:)`` is the strict path, which should throw
 /// ``KeyValueCodingError/unknownKey(key:owner:)`` for a key the type does not have (a managed
-/// object reports `owner: "entity Run"`). Its default calls `value(forKey:)`.
+/// object reports `owner: "entity Run"`). Its default calls `value(forKey:)`; a class whose
+/// subclasses may refine it (as `NSManagedObject` will) should implement it itself, `open`, so
+/// that the overrides are dispatched dynamically.
 ///
 /// Differs from Apple: Apple's `NSObject` raises `NSUnknownKeyException`; here unknown keys are
 /// thrown errors, and types that do not adopt the protocol are read through `Mirror`.
@@ -16,6 +18,7 @@ public protocol KeyValueCoding {
 }
 
 extension KeyValueCoding {
+    /// Returns `value(forKey:)`: a lenient type treats every key as known.
     public func valueThrowing(forKey key: String) throws -> Any? {
         value(forKey: key)
     }
@@ -58,6 +61,11 @@ public enum KeyValueCodingError: Error, Sendable, Equatable, CustomStringConvert
             return "\(op) can't order values of types \(typeNames.joined(separator: " and "))"
         }
     }
+}
+
+extension KeyValueCodingError: LocalizedError {
+    /// The same text as ``description``, so that `localizedDescription` names the problem too.
+    public var errorDescription: String? { description }
 }
 
 /// Key-value coding over any value: dictionaries, arrays, sets, ``KeyValueCoding`` adopters and,
