@@ -119,6 +119,20 @@ struct ContextFetchTests {
         #expect(NumericValue(totals[0]["total"]).flatMap(\.exactInteger) == 60)
     }
 
+    @Test func requestsOfNSFetchRequestResultTakeEveryResultType() throws {
+        let (context, _, students) = try seeded()
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "StudentEntity")
+        request.sortDescriptors = [NSSortDescriptor(key: "age", ascending: true)]
+        #expect((try context.fetch(request) as? [NSManagedObject]) == students)
+        request.resultType = .managedObjectIDResultType
+        #expect((try context.fetch(request) as? [NSManagedObjectID]) == students.map(\.objectID))
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["age"]
+        #expect((try context.fetch(request) as? [NSDictionary])?.first?["age"] as? Int16 == 10)
+        request.resultType = .countResultType
+        #expect((try context.fetch(request) as? [NSNumber]) == [5])
+    }
+
     @Test func subentitiesAreIncludedUnlessAsked() throws {
         let context = try GraphTestModel.storedContext()
         _ = GraphTestModel.insert("Animal", context, ["name": "cat"])
