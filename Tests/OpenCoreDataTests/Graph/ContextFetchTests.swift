@@ -181,8 +181,9 @@ struct ContextFetchTests {
         let fetched = NSFetchedPropertyDescription()
         fetched.name = "adults"
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: "StudentEntity")
-        request.predicate = NSPredicate(format: "inClass == $FETCH_SOURCE AND age >= 18")
+        request.predicate = NSPredicate(format: "inClass == $FETCH_SOURCE AND age >= $FETCHED_PROPERTY.userInfo.minimum AND inClass.name == $FETCH_SOURCE.name")
         fetched.fetchRequest = request
+        fetched.userInfo = ["minimum": 18]
         classEntity.properties = classEntity.properties + [fetched]
         let context = try GraphTestModel.storedContext(model: model)
         let klass = GraphTestModel.insert("ClassEntity", context)
