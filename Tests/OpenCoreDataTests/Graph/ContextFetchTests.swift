@@ -208,6 +208,23 @@ struct ContextFetchTests {
         #expect(box.count == 5)
     }
 
+    @Test func twoStoresAssignAndAffectedStores() throws {
+        let context = try GraphTestModel.storedContext()
+        let coordinator = context.persistentStoreCoordinator!
+        let first = coordinator.persistentStores[0]
+        let second = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let a = GraphTestModel.insert("Run", context, ["processID": 1])
+        let b = GraphTestModel.insert("Run", context, ["processID": 2])
+        context.assign(b, to: second)
+        try context.save()
+        #expect(a.objectID.persistentStore === first && b.objectID.persistentStore === second)
+        let reader = GraphTestModel.sibling(of: context)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Run")
+        #expect(try reader.count(for: request) == 2)
+        request.affectedStores = [second]
+        #expect(try reader.fetch(request).map { $0.value(forKey: "processID") as? Int32 } == [2])
+    }
+
     @Test func unknownEntityThrows() throws {
         let context = try GraphTestModel.storedContext()
         #expect(throws: NSError.self) { try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Nope")) }
