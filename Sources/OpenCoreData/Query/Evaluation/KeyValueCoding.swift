@@ -78,7 +78,8 @@ extension KeyValueCodingError: LocalizedError {
 /// - Arrays map the key over their elements into an array, with `NSNull` where an element gave
 ///   nil; `NSOrderedSet` maps into an `NSOrderedSet` likewise. Sets map into a set without the nils.
 /// - ``KeyValueCoding`` adopters answer through ``KeyValueCoding/valueThrowing(forKey:)``.
-/// - Strings answer `length` (in UTF-16 units, as `NSString`).
+/// - Strings answer `length` (in UTF-16 units, as `NSString`); data answers it in bytes, as
+///   `NSData` (Core Data's compiled length constraints on binary attributes read it).
 /// - Other values are read with `Mirror` (stored properties, including those of superclasses; a
 ///   property wrapper `_key` is unwrapped). A key they do not have throws
 ///   ``KeyValueCodingError/unknownKey(key:owner:)``.
@@ -128,6 +129,10 @@ public enum KeyValueAccess {
             case .set:
                 return CollectionValue.make(try collection.elements.compactMap { try valueForKey(key, of: $0) }, kind: .set)
             }
+        }
+        if key == "length" {
+            if let data = object as? Data { return data.count }
+            if let data = object as? NSData { return data.length }
         }
         return try mirroredValue(key, of: object)
     }
