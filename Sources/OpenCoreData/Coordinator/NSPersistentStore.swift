@@ -44,8 +44,51 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         self.options = options
         self.configurationName = configurationName ?? NSPersistentStore.defaultConfigurationName
         self.metadata = [:]
-        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        self.isReadOnly = storeOptionBool(options, NSReadOnlyPersistentStoreOption) ?? false
         super.init()
+    }
+
+    /// Creates a store for `coordinator`, as the coordinator does when a store of a registered
+    /// type is added. The store's type is the class's ``storeType``.
+    ///
+    /// Subclasses override it (and call `super`); the coordinator then calls ``loadMetadata()``.
+    /// Differs from Apple: `url` is optional, for stores without a file.
+    public required init(persistentStoreCoordinator coordinator: NSPersistentStoreCoordinator?,
+                         configurationName: String?, at url: URL?, options: [AnyHashable: Any]?) {
+        self.identifier = UUID().uuidString
+        self.type = Self.storeType
+        self.url = url
+        self.options = options
+        self.configurationName = configurationName ?? NSPersistentStore.defaultConfigurationName
+        self.metadata = [:]
+        self.isReadOnly = storeOptionBool(options, NSReadOnlyPersistentStoreOption) ?? false
+        self.persistentStoreCoordinator = coordinator
+        super.init()
+    }
+
+    /// The store type instances of this class have (`"InMemory"`, `"XML"`, …). Not in Apple's
+    /// API, where `type` is overridden instead.
+    open class var storeType: String { "" }
+
+    /// The metadata of the store at `url`, read without adding it to a coordinator.
+    ///
+    /// The base class throws `NSPersistentStoreUnsupportedRequestTypeError`; store types with
+    /// files override it.
+    open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreUnsupportedRequestTypeError, userInfo: [
+            NSLocalizedDescriptionKey: "The \(storeType) store type can't read metadata from \(url.path).",
+            NSURLErrorKey: url,
+        ])
+    }
+
+    /// Replaces the metadata of the store at `url` without adding it to a coordinator.
+    ///
+    /// The base class throws `NSPersistentStoreUnsupportedRequestTypeError`.
+    open class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreUnsupportedRequestTypeError, userInfo: [
+            NSLocalizedDescriptionKey: "The \(storeType) store type can't write metadata to \(url.path).",
+            NSURLErrorKey: url,
+        ])
     }
 
     open override var description: String {
@@ -57,6 +100,24 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Opens the store: reads (or, for a new store, creates) its file and metadata. Called once,
     /// by the coordinator, when the store is added.
     open func loadMetadata() throws {}
+
+    /// Every object of `entity` (exactly that entity, not its subentities) as full snapshots,
+    /// with every to-many relationship filled. Used by `migratePersistentStore`; the default
+    /// runs a fetch and completes missing to-many relationships with ``relatedObjectIDs(for:of:)``.
+    open func allSnapshots(of entity: NSEntityDescription) throws -> [ObjectSnapshot] {
+        let request = NSFetchRequest<NSFetchRequestResult>()
+        request.entity = entity
+        request.includesSubentities = false
+        request.resultType = .managedObjectResultType
+        guard case .snapshots(var snapshots) = try executeFetch(request) else { return [] }
+        let toMany = entity.relationshipsByName.values.filter(\.isToMany)
+        for index in snapshots.indices {
+            for relationship in toMany where snapshots[index].toMany[relationship.name] == nil {
+                snapshots[index].toMany[relationship.name] = try relatedObjectIDs(for: relationship, of: snapshots[index].objectID)
+            }
+        }
+        return snapshots
+    }
 
     /// Called after the store was added to `coordinator`.
     open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}

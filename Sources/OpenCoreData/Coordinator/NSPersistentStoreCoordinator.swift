@@ -1,11 +1,28 @@
-// PLACEHOLDER, completed by the coordinator work (helper `graph-stores`).
 /// Routes the object graph's requests to the persistent stores.
+///
+/// A coordinator owns a frozen model and a list of stores. It adds and removes stores, finds
+/// the stores a request affects (by model configuration and by `affectedStores`), merges the
+/// results of several stores, and saves changes that span stores: every store checks its part
+/// first, then each saves.
+///
+/// Its aspects live in separate files: store management (`+Stores`), metadata (`+Metadata`),
+/// migration (`+Migration`) and the context's interface (`+Requests`).
+///
+/// Differences from Apple: `perform` and `performAndWait` run the block inline, on the caller's
+/// thread, under the coordinator's lock.
 open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The model of every store of this coordinator. Adding the coordinator freezes it.
     public let managedObjectModel: NSManagedObjectModel
 
     /// The stores, in the order they were added.
-    open private(set) var persistentStores: [NSPersistentStore] = []
+    open internal(set) var persistentStores: [NSPersistentStore] = []
+
+    /// The coordinator's name, for debugging.
+    open var name: String?
+
+    /// Serializes every operation on the stores. Recursive, so a block run by ``perform(_:)``
+    /// may call the coordinator again.
+    let operationLock = NSRecursiveLock()
 
     /// Creates a coordinator for `model`, which becomes immutable.
     public init(managedObjectModel model: NSManagedObjectModel) {
@@ -14,33 +31,85 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         model.freeze()
     }
 
-    // MARK: The context's interface (internal; the context is the only caller)
+    // MARK: Locking
 
-    /// Runs a fetch on the stores the request affects and merges their results.
-    func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
-        throw NSError(domain: NSCocoaErrorDomain, code: NSCoreDataError)
+    /// Takes the coordinator's lock. (Deprecated by Apple in favour of ``performAndWait(_:)``.)
+    open func lock() { operationLock.lock() }
+
+    /// Releases the coordinator's lock.
+    open func unlock() { operationLock.unlock() }
+
+    /// Takes the coordinator's lock if no other thread holds it.
+    open func tryLock() -> Bool { operationLock.try() }
+
+    /// Runs `block` under the coordinator's lock. Differs from Apple: inline, not on a queue.
+    open func perform(_ block: () -> Void) {
+        withLock(block)
     }
 
-    /// The current snapshots of the given objects, from their stores.
-    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot] {
-        throw NSError(domain: NSCocoaErrorDomain, code: NSCoreDataError)
+    /// Runs `block` under the coordinator's lock and returns when it is done.
+    open func performAndWait(_ block: () -> Void) {
+        withLock(block)
     }
 
-    /// The destinations of a to-many relationship of one object, from its store.
-    func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
-        throw NSError(domain: NSCocoaErrorDomain, code: NSCoreDataError)
+    /// Runs `body` under the coordinator's lock and returns its result.
+    public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
+        try withLock(body)
     }
 
-    /// Permanent IDs for new objects: one per entry, in order, each allocated by `store` when
-    /// given (``NSManagedObjectContext/assign(_:to:)``) or else by the first store whose
-    /// configuration holds the entity.
-    func permanentObjectIDs(for objects: [(entity: NSEntityDescription, store: NSPersistentStore?)]) throws -> [NSManagedObjectID] {
-        throw NSError(domain: NSCocoaErrorDomain, code: NSCoreDataError)
+    /// `body` under ``operationLock``.
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        operationLock.lock()
+        defer { operationLock.unlock() }
+        return try body()
     }
 
-    /// Saves changes that may span stores: checks every store first, then saves each, so that
-    /// a refused save writes nothing.
-    func save(_ changes: StoreSaveChanges) throws {
-        throw NSError(domain: NSCocoaErrorDomain, code: NSCoreDataError)
+    // MARK: Store types
+
+    /// The registered store types and their classes. The built-in in-memory type is always there.
+    ///
+    /// Differs from Apple, which returns `[String: NSValue]` wrapping the classes.
+    open class var registeredStoreTypes: [String: NSPersistentStore.Type] {
+        StoreTypeRegistry.shared.all
+    }
+
+    /// Registers `storeClass` (an ``NSPersistentStore`` subclass) for `storeType`; `nil` removes
+    /// the registration. Stores of that type are then made with the class's
+    /// `init(persistentStoreCoordinator:configurationName:at:options:)`.
+    ///
+    /// Traps when `storeClass` is not an ``NSPersistentStore`` subclass, as Apple raises.
+    open class func registerStoreClass(_ storeClass: AnyClass?, type storeType: String) {
+        guard let storeClass else {
+            StoreTypeRegistry.shared.register(nil, for: storeType)
+            return
+        }
+        guard let persistentStoreClass = storeClass as? NSPersistentStore.Type else {
+            preconditionFailure("registerStoreClass: \(storeClass) is not a subclass of NSPersistentStore (store type '\(storeType)')")
+        }
+        StoreTypeRegistry.shared.register(persistentStoreClass, for: storeType)
+    }
+
+    // MARK: Routing
+
+    /// Whether `store` holds objects of `entity` (its configuration lists the entity).
+    func store(_ store: NSPersistentStore, holds entity: NSEntityDescription) -> Bool {
+        guard let name = entity.name else { return false }
+        let members = managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []
+        return members.contains { $0.name == name }
+    }
+
+    /// The store whose identifier is `identifier`, if it is one of this coordinator's.
+    func store(withIdentifier identifier: String?) -> NSPersistentStore? {
+        guard let identifier else { return nil }
+        return persistentStores.first { $0.identifier == identifier }
+    }
+
+    /// The store an ID belongs to, if it is one of this coordinator's.
+    func store(of objectID: NSManagedObjectID) -> NSPersistentStore? {
+        store(withIdentifier: objectID.storeIdentifier)
+    }
+
+    open override var description: String {
+        "<NSPersistentStoreCoordinator\(name.map { " \($0)" } ?? ""): \(persistentStores.count) store(s)>"
     }
 }

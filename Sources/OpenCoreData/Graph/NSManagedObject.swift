@@ -1,5 +1,17 @@
-// PLACEHOLDER, completed by the object-graph work (helper `graph-core`).
 /// An object of the data model, managed by a context.
+///
+/// Values live in the object; the context tracks its changes, maintains inverse relationships,
+/// applies delete rules and records undo. Aspects of the class are split by file:
+/// `+KeyValueCoding` (reading and writing properties), `+Relationships` (inverse maintenance),
+/// `+Faulting` (snapshots and faults), `+ChangeTracking` (changed and committed values) and
+/// `+Hooks` (the overridable lifecycle methods).
+///
+/// Differences from Apple:
+/// - There is no Objective-C runtime: `@NSManaged` does not work on Linux. Use the `@Managed`
+///   macro, or write accessors that call ``value(forKey:)`` and ``setValue(_:forKey:)`` (or the
+///   typed ``managedValue(forKey:)`` and ``setManagedValue(_:forKey:)``).
+/// - Keys that are not properties of the entity trap with "entity Run has no property 'foo'"
+///   instead of raising `NSUnknownKeyException`; ``valueThrowing(forKey:)`` throws instead.
 open class NSManagedObject: NSObject, NSFetchRequestResult, @unchecked Sendable {
     /// The entity of the object.
     public let entity: NSEntityDescription
@@ -10,18 +22,188 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, @unchecked Sendable 
     /// The context the object is registered in.
     public internal(set) weak var managedObjectContext: NSManagedObjectContext?
 
-    /// Creates an object of `entity` and inserts it into `context`.
+    // MARK: State kept for the context
+
+    /// Current values by property name: attributes as their Swift values (a missing key is nil),
+    /// to-one relationships as `NSManagedObject`, to-many relationships as ``ObjectList``
+    /// (a missing key is empty).
+    var storage: [String: Any] = [:]
+
+    /// The snapshot last read from or saved to a store; `nil` until the object is saved.
+    var committedSnapshot: ObjectSnapshot?
+
+    /// Whether the persistent values are not loaded yet.
+    var faultFlag = false
+
+    /// The old values of the keys changed since the last `processPendingChanges()`
+    /// (`NSNull` for nil), for ``changedValuesForCurrentEvent()``.
+    var eventChanges: [String: Any] = [:]
+
+    /// Results of fetched properties, computed on first read and dropped on refresh.
+    var fetchedPropertyResults: [String: [Any]] = [:]
+
+    /// Whether `awakeFromInsert()` already ran (it runs once per object).
+    var didAwakeFromInsert = false
+
+    /// Creates an object of `entity` and inserts it into `context` (when given).
+    ///
+    /// Attribute default values are set first; `awakeFromInsert()` runs when the object is
+    /// inserted. Keep it `required`: the context instantiates registered subclasses through it.
+    /// Traps for an abstract entity, as Apple raises.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        precondition(!entity.isAbstract, "Cannot create an instance of abstract entity \(entity.name ?? "?")")
         self.entity = entity
         self.objectID = NSManagedObjectID(temporaryFor: entity)
-        self.managedObjectContext = context
         super.init()
+        applyDefaultValues()
+        context?.insert(self)
     }
 
-    /// The value of a property.
-    open func value(forKey key: String) -> Any? { nil }
+    /// Creates an object of the entity whose registered class is this class, in `context`'s model,
+    /// and inserts it.
+    ///
+    /// The entity is found among the model's entities by the class registered with
+    /// `NSManagedObjectModel.register(_:forEntityName:)` or named by `managedObjectClassName`.
+    /// Traps when the context has no coordinator or no entity uses the class.
+    public convenience init(context: NSManagedObjectContext) {
+        guard let model = context.persistentStoreCoordinator?.managedObjectModel else {
+            preconditionFailure("\(Self.self)(context:) needs a context with a persistent store coordinator, to find the entity")
+        }
+        guard let entity = ManagedObjectClasses.entity(for: Self.self, in: model) else {
+            preconditionFailure("No entity of the model uses class \(String(reflecting: Self.self)); register it with NSManagedObjectModel.register(_:forEntityName:) or set the entity's managedObjectClassName")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
 
-    // MARK: Validation hooks (bodies in NSManagedObject+Validation.swift, helper `graph-validation`)
+    /// Sets each attribute's default value, as Core Data does when an object is created.
+    private func applyDefaultValues() {
+        for attribute in entity.attributesByName.values {
+            if let value = attribute.defaultValue {
+                storage[attribute.name] = ManagedValueConversion.coerce(value, to: attribute) ?? value
+            }
+        }
+    }
+
+    // MARK: State
+
+    /// Whether the object was inserted and not yet saved.
+    open var isInserted: Bool { managedObjectContext?.insertedList.contains(self) ?? false }
+
+    /// Whether the object has unsaved changes (and is neither inserted nor deleted).
+    open var isUpdated: Bool { managedObjectContext?.updatedList.contains(self) ?? false }
+
+    /// Whether the object will be deleted at the next save.
+    open var isDeleted: Bool { managedObjectContext?.deletedList.contains(self) ?? false }
+
+    /// Whether the object's persistent values are not loaded yet.
+    open var isFault: Bool { faultFlag }
+
+    /// Whether the object was inserted, changed or deleted since the last save.
+    open var hasChanges: Bool { isInserted || isUpdated || isDeleted }
+
+    /// The fault state: 0 when the object is fully loaded, 1 while it is a fault.
+    open var faultingState: Int { faultFlag ? 1 : 0 }
+
+    open override var description: String {
+        let name = entity.name ?? "?"
+        if faultFlag { return "<\(Swift.type(of: self)): \(name) \(objectID); data: <fault>>" }
+        let values = entity.properties.compactMap { property -> String? in
+            guard property is NSAttributeDescription || property is NSRelationshipDescription else { return nil }
+            return "\(property.name) = \(describeStored(property))"
+        }
+        return "<\(Swift.type(of: self)): \(name) \(objectID); data: {\(values.joined(separator: "; "))}>"
+    }
+
+    private func describeStored(_ property: NSPropertyDescription) -> String {
+        switch storage[property.name] {
+        case nil: return "nil"
+        case let object as NSManagedObject: return object.objectID.description
+        case let list as ObjectList: return "(\(list.objects.map(\.objectID.description).joined(separator: ", ")))"
+        case let value?: return "\(value)"
+        }
+    }
+
+    // MARK: Key-value coding (bodies in NSManagedObject+KeyValueCoding.swift)
+
+    /// The value of a property: an attribute's value, a to-one destination, a to-many
+    /// relationship's destinations (`Set<NSManagedObject>`, or `NSOrderedSet` when ordered) or a
+    /// fetched property's results (`[Any]`). Fires a fault. Traps for a key that is not a property
+    /// of the entity: "entity Run has no property 'foo'".
+    open func value(forKey key: String) -> Any? {
+        do { return try valueThrowing(forKey: key) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// Sets a property, recording the change (and undo) and maintaining the inverse relationship.
+    /// Numbers are converted to the attribute's width. Traps for an unknown key or a value of the
+    /// wrong type, as Apple raises.
+    open func setValue(_ value: Any?, forKey key: String) {
+        do { try setValueThrowing(value, forKey: key) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// The stored value of a property, without access hooks (to-many values as for ``value(forKey:)``).
+    open func primitiveValue(forKey key: String) -> Any? {
+        primitiveStoredValue(forKey: key)
+    }
+
+    /// Sets the stored value of a property without change hooks or inverse maintenance. The change
+    /// is still tracked (and undoable), as in Core Data.
+    open func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        setPrimitiveStoredValue(value, forKey: key)
+    }
+
+    // MARK: Access and change notification hooks
+
+    /// Called before a property is read through ``value(forKey:)``. Does nothing by default.
+    open func willAccessValue(forKey key: String?) {}
+
+    /// Called after a property was read through ``value(forKey:)``. Does nothing by default.
+    open func didAccessValue(forKey key: String?) {}
+
+    /// Called before a property changes through ``setValue(_:forKey:)``, a relationship proxy,
+    /// inverse maintenance or undo. Does nothing by default.
+    open func willChangeValue(forKey key: String) {}
+
+    /// Called after a property changed. Does nothing by default.
+    open func didChangeValue(forKey key: String) {}
+
+    /// Called by ``setValue(_:forKey:)`` when `nil` is set for a non-optional numeric or Boolean
+    /// attribute (a scalar in generated classes).
+    ///
+    /// Differs from Apple, whose `NSObject` raises: the default stores nil, which validation
+    /// reports at save (`NSValidationMissingMandatoryPropertyError`).
+    open func setNilValueForKey(_ key: String) {
+        setStoredValue(nil, forKey: key)
+    }
+
+    // MARK: Lifecycle hooks
+
+    /// Called once, when the object is first inserted into a context. Set initial values here.
+    open func awakeFromInsert() {}
+
+    /// Called when the object's values are loaded from a store (a fetch without faults, or a
+    /// fault firing).
+    open func awakeFromFetch() {}
+
+    /// Called after undo, rollback or refresh changed the object's values.
+    open func awakeFromSnapshotEvents(_ flags: NSSnapshotEventType) {}
+
+    /// Called for every inserted, updated and deleted object at the start of a save.
+    open func willSave() {}
+
+    /// Called for every saved object after a successful save.
+    open func didSave() {}
+
+    /// Called before the object turns into a fault (refresh, rollback, reset, saved deletion).
+    open func willTurnIntoFault() {}
+
+    /// Called after the object turned into a fault.
+    open func didTurnIntoFault() {}
+
+    /// Called when the deletion of the object is propagated, before delete rules run.
+    open func prepareForDeletion() {}
+
+
+    // MARK: Validation hooks (bodies in Graph/Validation, helper `graph-validation`)
 
     /// Validates (and may coerce) a value for a property: the model's rules, then `validate<Key>` hooks.
     ///

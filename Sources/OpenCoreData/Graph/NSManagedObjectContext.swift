@@ -1,5 +1,18 @@
-// PLACEHOLDER, completed by the object-graph work (helper `graph-core`).
 /// A scratch pad of managed objects: it tracks their changes and saves them through a coordinator.
+///
+/// The context registers one object per ID (uniquing), keeps what was inserted, updated and
+/// deleted, maintains inverse relationships, applies delete rules when pending changes are
+/// processed, records undo, posts Core Data's notifications, fetches (merging pending changes)
+/// and saves all-or-nothing. Aspects are split by file: `+ChangeTracking`, `+DeleteRules`,
+/// `+Undo`, `+Saving`, `+Fetching`, `+Notifications`.
+///
+/// Differences from Apple:
+/// - `perform` and `performAndWait` run their block inline on the calling thread, for every
+///   concurrency type; queue confinement comes later. Use `lock()`/`unlock()` or one thread.
+/// - There is no run loop: pending changes are processed (delete rules applied,
+///   `NSManagedObjectContextObjectsDidChange` posted, the undo event group closed) when you call
+///   ``processPendingChanges()``, and by `save()`, `fetch(_:)`, `undo()` and `redo()`.
+/// - ``undoManager`` is `nil` by default, as on iOS; set an ``UndoManager`` to record undo.
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How a context confines its work, with Apple's raw values.
     public enum ConcurrencyType: UInt, Sendable {
@@ -8,15 +21,268 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         case mainQueueConcurrencyType = 2
     }
 
+    /// When an `async` ``perform(schedule:_:)`` runs its block.
+    public enum ScheduledTaskType: Sendable {
+        /// Runs at once when called on the context's queue, else enqueued.
+        case immediate
+        /// Always enqueued.
+        case enqueued
+    }
+
     /// The confinement chosen at creation.
     public let concurrencyType: ConcurrencyType
 
-    /// The coordinator the context saves through.
+    /// The coordinator the context fetches and saves through.
     open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+
+    /// Records undo for every change when set. `nil` by default.
+    open var undoManager: UndoManager?
+
+    /// A name for the context, for debugging and history.
+    open var name: String?
+
+    /// The author recorded with the context's saves in persistent history.
+    open var transactionAuthor: String?
+
+    /// Free-form information about the context.
+    open var userInfo: NSMutableDictionary = NSMutableDictionary()
+
+    /// The age in seconds beyond which cached snapshots are refetched; negative means never stale.
+    open var stalenessInterval: TimeInterval = -1
+
+    /// Whether a fault whose row no longer exists fires into an object with nil values (`true`)
+    /// or traps, as Apple raises, with "CoreData could not fulfill a fault" (`false`).
+    open var shouldDeleteInaccessibleFaults = true
+
+    // MARK: Tracking state
+
+    /// The registered objects, one per ID.
+    var registry: [NSManagedObjectID: NSManagedObject] = [:]
+    var insertedList = ObjectList()
+    var updatedList = ObjectList()
+    var deletedList = ObjectList()
+    /// Deleted objects whose delete rules have not run yet.
+    var pendingDeletions: [NSManagedObject] = []
+    /// What the next `NSManagedObjectContextObjectsDidChange` reports.
+    var eventInserted = ObjectList()
+    var eventUpdated = ObjectList()
+    var eventDeleted = ObjectList()
+    var eventRefreshed = ObjectList()
+    var eventInvalidated = ObjectList()
+    /// Objects whose `eventChanges` must be cleared at the end of the event.
+    var eventTouched = ObjectList()
+    /// Snapshots fetched for objects that stayed faults: firing them reads these.
+    var rowCache: [NSManagedObjectID: ObjectSnapshot] = [:]
+    /// Stores chosen with `assign(_:to:)`, by object.
+    var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
+    /// While positive, changes are not recorded (loading values, `awakeFromFetch`).
+    var recordingSuspended = 0
+
+    private let contextLock = NSRecursiveLock()
 
     /// Creates a context.
     public init(concurrencyType type: ConcurrencyType) {
         concurrencyType = type
         super.init()
     }
+
+    // MARK: Concurrency
+
+    /// Runs `block` (inline; see the type's notes).
+    open func perform(_ block: @escaping () -> Void) {
+        contextLock.lock()
+        defer { contextLock.unlock() }
+        block()
+    }
+
+    /// Runs `block` and waits for it (inline).
+    open func performAndWait(_ block: () -> Void) {
+        contextLock.lock()
+        defer { contextLock.unlock() }
+        block()
+    }
+
+    /// Runs `block` and returns its result (inline).
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        contextLock.lock()
+        defer { contextLock.unlock() }
+        return try block()
+    }
+
+    /// Runs `block` and returns its result. Runs inline whatever `schedule` says.
+    public func perform<T>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws -> T) async rethrows -> T {
+        try performAndWait(block)
+    }
+
+    /// Takes the context's (recursive) lock.
+    open func lock() { contextLock.lock() }
+
+    /// Releases the context's lock.
+    open func unlock() { contextLock.unlock() }
+
+    /// Takes the lock if it is free; returns whether it did.
+    open func tryLock() -> Bool { contextLock.try() }
+
+    // MARK: Registered objects
+
+    /// The registered object with `objectID`, or `nil`.
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
+        registry[objectID]
+    }
+
+    /// Every object registered in the context.
+    open var registeredObjects: Set<NSManagedObject> { Set(registry.values) }
+
+    /// The object with `objectID`: the registered one, or a new fault (of the entity's registered
+    /// class) that loads when touched. Traps for a temporary ID the context does not know, as
+    /// Apple raises.
+    open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        if let object = registry[objectID] { return object }
+        precondition(!objectID.isTemporaryID, "object(with:): the temporary ID \(objectID) does not belong to this context")
+        let type = ManagedObjectClasses.managedObjectClass(for: objectID.entity)
+        let object = type.init(entity: objectID.entity, insertInto: nil)
+        for property in object.entity.properties where !property.isTransient { object.storage[property.name] = nil }
+        object.objectID = objectID
+        object.faultFlag = true
+        object.managedObjectContext = self
+        registry[objectID] = object
+        return object
+    }
+
+    /// The object with `objectID`, loaded: throws `NSManagedObjectReferentialIntegrityError`
+    /// (133000) when no store has it.
+    open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        if let object = registry[objectID], !object.faultFlag { return object }
+        guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
+              let snapshot = try rowCache[objectID] ?? coordinator.snapshots(for: [objectID])[objectID] else {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectReferentialIntegrityError, userInfo: [
+                NSLocalizedDescriptionKey: "No object with ID \(objectID) exists in the context's stores.",
+                NSAffectedObjectsErrorKey: [objectID],
+            ])
+        }
+        let object = self.object(with: objectID)
+        if object.faultFlag {
+            rowCache[objectID] = nil
+            loadAndAwake(object, from: snapshot)
+        }
+        return object
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Registers a new object to be saved at the next save; `awakeFromInsert()` runs the first
+    /// time. Inserting a deleted object undeletes it. Traps for an object of another context.
+    open func insert(_ object: NSManagedObject) {
+        if let other = object.managedObjectContext, other !== self {
+            preconditionFailure("An NSManagedObject may only be in one NSManagedObjectContext; \(object.objectID) belongs to another context")
+        }
+        if deletedList.contains(object) {
+            undelete(object)
+            return
+        }
+        if insertedList.contains(object) { return }
+        if object.managedObjectContext === self, registry[object.objectID] === object, object.committedSnapshot != nil { return }
+        object.managedObjectContext = self
+        registry[object.objectID] = object
+        insertedList.insert(object)
+        eventInserted.insert(object)
+        eventDeleted.remove(object)
+        undoManager?.registerUndo(withTarget: self) { context in context.undoInsertion(of: object) }
+        if !object.didAwakeFromInsert {
+            object.didAwakeFromInsert = true
+            object.awakeFromInsert()
+        }
+    }
+
+    /// Marks an object for deletion at the next save. Its delete rules run at the next
+    /// ``processPendingChanges()``. Deleting an object that was inserted and never saved just
+    /// discards it (when pending changes are processed).
+    open func delete(_ object: NSManagedObject) {
+        guard object.managedObjectContext === self, registry[object.objectID] === object,
+              !deletedList.contains(object) else { return }
+        markDeleted(object)
+        pendingDeletions.append(object)
+    }
+
+    /// Moves an object into the deleted list and records the undo; no delete rules.
+    func markDeleted(_ object: NSManagedObject) {
+        object.fireFaultIfNeeded()
+        insertedList.remove(object)
+        updatedList.remove(object)
+        deletedList.insert(object)
+        if !eventInserted.remove(object) { eventDeleted.insert(object) }
+        eventUpdated.remove(object)
+        undoManager?.registerUndo(withTarget: self) { context in context.undelete(object) }
+    }
+
+    /// Takes an object out of the deleted list (back into the inserted list when it was never saved).
+    func undelete(_ object: NSManagedObject) {
+        deletedList.remove(object)
+        pendingDeletions.removeAll { $0 === object }
+        eventDeleted.remove(object)
+        registry[object.objectID] = object
+        if object.committedSnapshot == nil {
+            insertedList.insert(object)
+            eventInserted.insert(object)
+        } else if object.hasPersistentChangedValues {
+            updatedList.insert(object)
+            eventUpdated.insert(object)
+        }
+        undoManager?.registerUndo(withTarget: self) { context in context.markDeleted(object) }
+        if undoManager?.isUndoing == true { object.awakeFromSnapshotEvents(.undoDeletion) }
+    }
+
+    // MARK: Changes
+
+    /// Whether anything was inserted, updated or deleted since the last save.
+    open var hasChanges: Bool { !insertedList.isEmpty || !updatedList.isEmpty || !deletedList.isEmpty }
+
+    /// The objects inserted since the last save.
+    open var insertedObjects: Set<NSManagedObject> { insertedList.set }
+
+    /// The registered objects changed since the last save (not inserted or deleted ones).
+    open var updatedObjects: Set<NSManagedObject> { updatedList.set }
+
+    /// The objects deleted since the last save.
+    open var deletedObjects: Set<NSManagedObject> { deletedList.set }
+
+    // MARK: Internals
+
+    /// Loads a fault's snapshot and calls `awakeFromFetch()` (whose changes are not recorded).
+    func loadAndAwake(_ object: NSManagedObject, from snapshot: ObjectSnapshot) {
+        recordingSuspended += 1
+        defer { recordingSuspended -= 1 }
+        object.load(snapshot, in: self)
+        object.awakeFromFetch()
+    }
+
+    /// Fires a fault: the row cache first, then the coordinator.
+    func fulfillFault(_ object: NSManagedObject) {
+        let id = object.objectID
+        var snapshot = rowCache.removeValue(forKey: id)
+        if snapshot == nil, let coordinator = persistentStoreCoordinator {
+            snapshot = (try? coordinator.snapshots(for: [id]))?[id]
+        }
+        guard let snapshot else {
+            precondition(shouldDeleteInaccessibleFaults, "CoreData could not fulfill a fault for '\(id)'")
+            object.faultFlag = false
+            return
+        }
+        loadAndAwake(object, from: snapshot)
+    }
+
+    /// The destinations of a to-many relationship a snapshot did not carry.
+    func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) -> [NSManagedObjectID] {
+        (try? persistentStoreCoordinator?.relatedObjectIDs(for: relationship, of: objectID)) ?? []
+    }
+
+    /// Gives an object a new ID, keeping the registry keyed by ID.
+    func reassign(_ object: NSManagedObject, to objectID: NSManagedObjectID) {
+        if registry[object.objectID] === object { registry[object.objectID] = nil }
+        object.objectID = objectID
+        registry[objectID] = object
+    }
 }
+
+/// Apple's top-level name for the context's concurrency type.
+public typealias NSManagedObjectContextConcurrencyType = NSManagedObjectContext.ConcurrencyType

@@ -51,6 +51,11 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// Lookups computed once the model is immutable.
     private var frozen: FrozenLookups?
 
+    /// The class registered for the entity's objects with `NSManagedObjectModel.register(_:forEntityName:)`,
+    /// or resolved from ``managedObjectClassName`` (object graph, `Graph/ManagedObjectClasses.swift`).
+    /// Not part of the model's structure: it may be set on an immutable model.
+    var managedObjectClass: NSManagedObject.Type?
+
     public override init() {
         super.init()
     }

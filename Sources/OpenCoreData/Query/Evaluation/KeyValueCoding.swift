@@ -70,6 +70,7 @@ public enum KeyValueCodingError: Error, Sendable, Equatable, CustomStringConvert
 /// - Arrays and `NSOrderedSet` map the key over their elements into an array, with `NSNull` where
 ///   an element gave nil. Sets map into a set without the nils.
 /// - ``KeyValueCoding`` adopters answer through ``KeyValueCoding/valueThrowing(forKey:)``.
+/// - Strings and data answer `length` (UTF-16 units, bytes), as `NSString` and `NSData` do.
 /// - Other values are read with `Mirror` (stored properties, including those of superclasses; a
 ///   property wrapper `_key` is unwrapped). A key they do not have throws
 ///   ``KeyValueCodingError/unknownKey(key:owner:)``.
@@ -117,7 +118,19 @@ public enum KeyValueAccess {
                 return CollectionValue.make(try collection.elements.compactMap { try valueForKey(key, of: $0) }, kind: .set)
             }
         }
+        if key == "length", let length = foundationLength(of: object) { return length }
         return try mirroredValue(key, of: object)
+    }
+
+    /// `length` as Foundation's `NSString` (UTF-16 units) and `NSData` (bytes) answer it, which
+    /// Core Data's compiled string-length constraints (`length >= 3`) read.
+    private static func foundationLength(of object: Any) -> Int? {
+        if let string = ValueComparison.string(object) { return string.utf16.count }
+        switch object {
+        case let data as Data: return data.count
+        case let data as NSData: return data.length
+        default: return nil
+        }
     }
 
     /// The entries of a dictionary with string keys, or `nil` when `object` is not one.

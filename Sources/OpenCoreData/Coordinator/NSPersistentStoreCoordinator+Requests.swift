@@ -1,0 +1,245 @@
+/// The context's interface to the stores. Internal: the context is the only caller, and it
+/// speaks snapshots and IDs (DESIGN decision 2).
+extension NSPersistentStoreCoordinator {
+    /// Runs a fetch on the stores the request affects and merges their results.
+    ///
+    /// The affected stores are the request's `affectedStores` (or all stores) that hold the
+    /// entity or, with `includesSubentities`, one of its subentities. One store answers alone.
+    /// With several, each is asked without offset and with `offset + limit` as its limit; the
+    /// results are concatenated, re-sorted with the sort descriptors (relationships in key paths
+    /// resolved through the stores), and cut to offset and limit again; counts are summed.
+    /// A coordinator without any store throws `NSCoreDataError` (134060).
+    func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
+        try withLock {
+            let entity = try fetchEntity(of: request)
+            if persistentStores.isEmpty { throw PersistentStoreErrors.noStore(for: entity, operation: "fetch") }
+            let stores = affectedStores(for: request, entity: entity)
+            guard stores.count > 1 else {
+                guard let store = stores.first else { return Self.emptyResult(for: request.resultType) }
+                return try store.executeFetch(request)
+            }
+            return try mergedFetch(request, entity: entity, stores: stores)
+        }
+    }
+
+    /// The current snapshots of the given objects, from their stores. Temporary IDs and IDs of
+    /// stores that are gone, or of objects no longer in their store, have no entry.
+    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot] {
+        try withLock {
+            var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
+            for id in objectIDs where !id.isTemporaryID {
+                guard let store = store(of: id) else { continue }
+                byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
+            }
+            var result: [NSManagedObjectID: ObjectSnapshot] = [:]
+            for (store, ids) in byStore.values {
+                for snapshot in try store.snapshots(for: ids) { result[snapshot.objectID] = snapshot }
+            }
+            return result
+        }
+    }
+
+    /// The destinations of a to-many relationship of one object, from its store. A temporary ID
+    /// has none; an ID whose store is gone throws `NSManagedObjectReferentialIntegrityError` (133000).
+    func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
+        try withLock {
+            if objectID.isTemporaryID { return [] }
+            guard let store = store(of: objectID) else {
+                throw PersistentStoreErrors.make(NSManagedObjectReferentialIntegrityError,
+                                                 "The store of object \(objectID) is no longer in the coordinator.",
+                                                 userInfo: [NSAffectedObjectsErrorKey: [objectID]])
+            }
+            return try store.relatedObjectIDs(for: relationship, of: objectID)
+        }
+    }
+
+    /// Permanent IDs for new objects: one per entry, in order, each allocated by `store` when
+    /// given (``NSManagedObjectContext/assign(_:to:)``) or else by the first store whose
+    /// configuration holds the entity. Throws `NSCoreDataError` (134060) when no store holds an
+    /// entity, and `NSPersistentStoreOperationError` when a given store is not the coordinator's.
+    func permanentObjectIDs(for objects: [(entity: NSEntityDescription, store: NSPersistentStore?)]) throws -> [NSManagedObjectID] {
+        try withLock {
+            var groups: [(store: NSPersistentStore, entity: NSEntityDescription, indices: [Int])] = []
+            for (index, object) in objects.enumerated() {
+                let store: NSPersistentStore
+                if let given = object.store {
+                    guard persistentStores.contains(where: { $0 === given }) else {
+                        throw PersistentStoreErrors.make(NSPersistentStoreOperationError,
+                                                         "The \(PersistentStoreErrors.name(of: given)) an object was assigned to is not a store of this coordinator.",
+                                                         stores: [given])
+                    }
+                    store = given
+                } else {
+                    guard let first = persistentStores.first(where: { self.store($0, holds: object.entity) }) else {
+                        throw PersistentStoreErrors.noStore(for: object.entity, operation: "save")
+                    }
+                    store = first
+                }
+                if let group = groups.firstIndex(where: { $0.store === store && $0.entity.name == object.entity.name }) {
+                    groups[group].indices.append(index)
+                } else {
+                    groups.append((store, object.entity, [index]))
+                }
+            }
+            var result = [NSManagedObjectID?](repeating: nil, count: objects.count)
+            for group in groups {
+                let ids = try group.store.newObjectIDs(for: group.entity, count: group.indices.count)
+                for (index, id) in zip(group.indices, ids) { result[index] = id }
+            }
+            return result.compactMap { $0 }
+        }
+    }
+
+    /// Saves changes that may span stores: checks every store first, then saves each, so that
+    /// a refused save writes nothing.
+    ///
+    /// Changes are split by the store of each object's ID. An object with a temporary ID, or of
+    /// a store that is not the coordinator's, fails the save (`NSPersistentStoreSaveError`,
+    /// 134030); so does a relationship to an object of another store
+    /// (`NSManagedObjectExternalRelationshipError`, 133010). If a store fails to write after
+    /// another one saved, the error is `NSPersistentStoreIncompleteSaveError` (134040).
+    func save(_ changes: StoreSaveChanges) throws {
+        try withLock {
+            if changes.isEmpty { return }
+            var parts: [ObjectIdentifier: StoreSaveChanges] = [:]
+            func route(_ snapshot: ObjectSnapshot, _ add: (inout StoreSaveChanges) -> Void) throws {
+                let store = try saveStore(of: snapshot.objectID)
+                try checkSameStore(snapshot, store: store)
+                add(&parts[ObjectIdentifier(store), default: StoreSaveChanges()])
+                if let keys = changes.changedKeys[snapshot.objectID] {
+                    parts[ObjectIdentifier(store)]?.changedKeys[snapshot.objectID] = keys
+                }
+            }
+            for snapshot in changes.inserted { try route(snapshot) { $0.inserted.append(snapshot) } }
+            for snapshot in changes.updated { try route(snapshot) { $0.updated.append(snapshot) } }
+            for snapshot in changes.deleted { try route(snapshot) { $0.deleted.append(snapshot) } }
+            let ordered = persistentStores.compactMap { store in parts[ObjectIdentifier(store)].map { (store, $0) } }
+            for (store, part) in ordered { try store.checkSave(part) }
+            var saved: [NSPersistentStore] = []
+            for (store, part) in ordered {
+                do {
+                    try store.save(part)
+                    saved.append(store)
+                } catch {
+                    guard !saved.isEmpty else { throw error }
+                    throw PersistentStoreErrors.make(
+                        NSPersistentStoreIncompleteSaveError,
+                        "The save was written to \(saved.map(PersistentStoreErrors.name(of:)).joined(separator: ", ")) but failed in the \(PersistentStoreErrors.name(of: store)).",
+                        stores: saved + [store], underlying: error)
+                }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The request's entity as the coordinator's model has it.
+    func fetchEntity(of request: NSFetchRequest<NSFetchRequestResult>) throws -> NSEntityDescription {
+        let name = request.entity?.name ?? request.entityName
+        if let name, let entity = managedObjectModel.entitiesByName[name] { return entity }
+        throw PersistentStoreErrors.make(NSCoreDataError, "The fetch request's entity '\(name ?? "nil")' is not in the coordinator's model.")
+    }
+
+    /// The stores a fetch of `entity` goes to, in the coordinator's order.
+    func affectedStores(for request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription) -> [NSPersistentStore] {
+        let entities = request.includesSubentities ? [entity] + entity.allSubentities : [entity]
+        return persistentStores.filter { store in
+            if let only = request.affectedStores, !only.contains(where: { $0 === store }) { return false }
+            return entities.contains { self.store(store, holds: $0) }
+        }
+    }
+
+    static func emptyResult(for resultType: NSFetchRequestResultType) -> StoreFetchResult {
+        switch resultType {
+        case .countResultType: return .count(0)
+        case .managedObjectIDResultType: return .objectIDs([])
+        case .dictionaryResultType: return .dictionaries([])
+        default: return .snapshots([])
+        }
+    }
+
+    /// A fetch over several stores, merged.
+    private func mergedFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription,
+                             stores: [NSPersistentStore]) throws -> StoreFetchResult {
+        let window = FetchWindow(request)
+        guard let perStore = request.copy() as? NSFetchRequest<NSFetchRequestResult> else {
+            throw PersistentStoreErrors.make(NSCoreDataError, "The fetch request could not be copied.")
+        }
+        perStore.fetchOffset = 0
+        perStore.fetchLimit = window.limit > 0 && request.resultType != .countResultType ? window.offset + window.limit : 0
+        let descriptors = request.sortDescriptors ?? []
+        let resolver = SnapshotResolver(
+            snapshot: { [unowned self] id in (try? self.store(of: id)?.snapshots(for: [id]))?.first },
+            toMany: { [unowned self] relationship, id in (try? self.store(of: id)?.relatedObjectIDs(for: relationship, of: id)) ?? [] })
+        let results = try stores.map { try $0.executeFetch(perStore) }
+        switch request.resultType {
+        case .countResultType:
+            let total = results.reduce(0) { sum, result in
+                if case .count(let count) = result { return sum + count }
+                return sum
+            }
+            return .count(window.apply(toCount: total))
+        case .managedObjectIDResultType:
+            let ids = results.flatMap { result -> [NSManagedObjectID] in
+                if case .objectIDs(let ids) = result { return ids }
+                return []
+            }
+            guard !descriptors.isEmpty else { return .objectIDs(window.apply(to: ids)) }
+            let adapters = ids.map { resolver.reference(for: $0) }
+            return .objectIDs(window.apply(to: try FetchEvaluation.sort(adapters, by: descriptors)).map(\.objectID))
+        case .dictionaryResultType:
+            var dictionaries = results.flatMap { result -> [[String: Any]] in
+                if case .dictionaries(let rows) = result { return rows }
+                return []
+            }
+            if request.returnsDistinctResults {
+                var distinct: [[String: Any]] = []
+                for row in dictionaries where !distinct.contains(where: { ValueComparison.isEqual($0, row, options: []) }) {
+                    distinct.append(row)
+                }
+                dictionaries = distinct
+            }
+            return .dictionaries(window.apply(to: try FetchEvaluation.sort(dictionaries, by: descriptors)))
+        default:
+            let snapshots = results.flatMap { result -> [ObjectSnapshot] in
+                if case .snapshots(let snapshots) = result { return snapshots }
+                return []
+            }
+            guard !descriptors.isEmpty else { return .snapshots(window.apply(to: snapshots)) }
+            let adapters = snapshots.map(resolver.adapter(for:))
+            return .snapshots(window.apply(to: try FetchEvaluation.sort(adapters, by: descriptors)).map(\.snapshot))
+        }
+    }
+
+    /// The coordinator's store for an object being saved.
+    private func saveStore(of objectID: NSManagedObjectID) throws -> NSPersistentStore {
+        if objectID.isTemporaryID {
+            throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
+                                             "Object \(objectID) has a temporary ID; it needs a permanent ID before it is saved.",
+                                             userInfo: [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        guard let store = store(of: objectID) else {
+            throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
+                                             "The store of object \(objectID) is not a store of this coordinator.",
+                                             userInfo: [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        return store
+    }
+
+    /// Throws `NSManagedObjectExternalRelationshipError` when a relationship of `snapshot` points
+    /// to an object of another store.
+    private func checkSameStore(_ snapshot: ObjectSnapshot, store: NSPersistentStore) throws {
+        let relationships = snapshot.objectID.entity.relationshipsByName
+        var destinations: [(String, NSManagedObjectID)] = []
+        for (key, value) in snapshot.values where relationships[key] != nil {
+            if let id = value as? NSManagedObjectID { destinations.append((key, id)) }
+        }
+        for (key, ids) in snapshot.toMany { destinations += ids.map { (key, $0) } }
+        for (key, id) in destinations where !id.isTemporaryID && id.storeIdentifier != store.identifier {
+            throw PersistentStoreErrors.make(
+                NSManagedObjectExternalRelationshipError,
+                "Relationship '\(key)' of object \(snapshot.objectID) points to \(id) in another store; relationships can't cross stores.",
+                stores: [store], userInfo: [NSAffectedObjectsErrorKey: [snapshot.objectID], NSValidationKeyErrorKey: key])
+        }
+    }
+}

@@ -1,0 +1,138 @@
+/// Adding, finding and removing stores.
+extension NSPersistentStoreCoordinator {
+    /// Adds a store of `storeType` for the entities of `configuration`, reading it from `storeURL`
+    /// or creating it there.
+    ///
+    /// Throws Core Data's errors: `NSPersistentStoreInvalidTypeError` (134000) for an
+    /// unregistered type; `NSPersistentStoreIncompatibleSchemaError` (134020) for a configuration
+    /// the model does not have; `NSPersistentStoreOperationError` (134070) for a store that is
+    /// already added (same URL or same UUID); and whatever the store throws when it opens.
+    @discardableResult
+    public func addPersistentStore(ofType storeType: String, configurationName configuration: String?,
+                                 at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try withLock {
+            guard let storeClass = StoreTypeRegistry.shared.storeClass(for: storeType) else {
+                throw PersistentStoreErrors.unknownStoreType(storeType, url: storeURL)
+            }
+            if let configuration, managedObjectModel.entities(forConfigurationName: configuration) == nil {
+                throw PersistentStoreErrors.make(
+                    NSPersistentStoreIncompatibleSchemaError,
+                    "The model has no configuration named '\(configuration)'; its configurations are \(managedObjectModel.configurations.joined(separator: ", ")).",
+                    url: storeURL, userInfo: ["configurationName": configuration])
+            }
+            if let storeURL, let existing = persistentStores.first(where: { $0.url.map(Self.standardized) == Self.standardized(storeURL) }) {
+                throw PersistentStoreErrors.make(NSPersistentStoreOperationError,
+                                                 "The store at \(storeURL.path) is already added to this coordinator.",
+                                                 stores: [existing], url: storeURL)
+            }
+            let store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration,
+                                        at: storeURL, options: options)
+            store.type = storeType
+            try store.loadMetadata()
+            try attach(store)
+            return store
+        }
+    }
+
+    /// Adds the store `storeDescription` describes and calls `block` with the description and the
+    /// error, if any.
+    ///
+    /// Differs from Apple: the store is added inline, before this method returns, even when
+    /// ``NSPersistentStoreDescription/shouldAddStoreAsynchronously`` is set (time is explicit).
+    public func addPersistentStore(with storeDescription: NSPersistentStoreDescription,
+                                 completionHandler block: (NSPersistentStoreDescription, Error?) -> Void) {
+        do {
+            var options: [AnyHashable: Any] = [:]
+            for (key, value) in storeDescription.options { options[key] = value }
+            try addPersistentStore(ofType: storeDescription.type, configurationName: storeDescription.configuration,
+                                   at: storeDescription.url, options: options)
+            block(storeDescription, nil)
+        } catch {
+            block(storeDescription, error)
+        }
+    }
+
+    /// Removes `store` from the coordinator. Its object IDs stop resolving.
+    ///
+    /// Throws `NSPersistentStoreOperationError` (134070) when the store is not one of this
+    /// coordinator's.
+    public func remove(_ store: NSPersistentStore) throws {
+        try withLock {
+            guard persistentStores.contains(where: { $0 === store }) else {
+                throw PersistentStoreErrors.make(NSPersistentStoreOperationError,
+                                                 "The \(PersistentStoreErrors.name(of: store)) is not a store of this coordinator.",
+                                                 stores: [store])
+            }
+            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorWillRemoveStore, object: store)
+            store.willRemove(from: self)
+            persistentStores.removeAll { $0 === store }
+            store.persistentStoreCoordinator = nil
+            NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self,
+                                            userInfo: [NSRemovedPersistentStoresKey: [store]])
+        }
+    }
+
+    /// The store at `url`, if one of this coordinator's stores is there.
+    public func persistentStore(for url: URL) -> NSPersistentStore? {
+        withLock {
+            persistentStores.first { $0.url.map(Self.standardized) == Self.standardized(url) }
+        }
+    }
+
+    /// Where `store` lives; `nil` for a store without a file.
+    public func url(for store: NSPersistentStore) -> URL? {
+        store.url
+    }
+
+    /// Moves `store` to `url` (the store's next save writes there). Returns whether it could.
+    @discardableResult
+    public func setURL(_ url: URL, for store: NSPersistentStore) -> Bool {
+        withLock {
+            guard persistentStores.contains(where: { $0 === store }) else { return false }
+            if persistentStores.contains(where: { $0 !== store && $0.url.map(Self.standardized) == Self.standardized(url) }) {
+                return false
+            }
+            store.url = url
+            return true
+        }
+    }
+
+    /// The ID a URI from ``NSManagedObjectID/uriRepresentation()`` stands for, when it names an
+    /// entity of the model and a store of this coordinator (`x-coredata://<store UUID>/<Entity>/p<key>`).
+    ///
+    /// Temporary IDs' URIs (`x-coredata:///<Entity>/t…`) give `nil`: they are only meaningful to
+    /// the context that made them. Whether the object still exists is not checked, as in Core Data.
+    public func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard url.scheme == "x-coredata", let host = url.host, !host.isEmpty else { return nil }
+        let components = url.path.split(separator: "/").map(String.init)
+        guard components.count == 2, components[1].hasPrefix("p"),
+              let key = Int64(components[1].dropFirst()), key > 0 else { return nil }
+        return withLock {
+            guard let store = persistentStores.first(where: { $0.identifier?.caseInsensitiveCompare(host) == .orderedSame }),
+                  let entity = managedObjectModel.entitiesByName[components[0]],
+                  self.store(store, holds: entity) else { return nil }
+            return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Makes `store` one of the coordinator's, after checking its UUID is not taken, and posts
+    /// the stores-did-change notification.
+    func attach(_ store: NSPersistentStore) throws {
+        if let existing = persistentStores.first(where: { $0.identifier == store.identifier }) {
+            throw PersistentStoreErrors.make(NSPersistentStoreOperationError,
+                                             "A store with UUID \(store.identifier ?? "?") is already added to this coordinator (\(PersistentStoreErrors.name(of: existing))).",
+                                             stores: [existing, store], url: store.url)
+        }
+        store.persistentStoreCoordinator = self
+        persistentStores.append(store)
+        store.didAdd(to: self)
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self,
+                                        userInfo: [NSAddedPersistentStoresKey: [store]])
+    }
+
+    static func standardized(_ url: URL) -> URL {
+        url.isFileURL ? url.standardizedFileURL.resolvingSymlinksInPath() : url
+    }
+}

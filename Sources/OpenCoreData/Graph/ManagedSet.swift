@@ -1,0 +1,179 @@
+/// A live, mutable view of a to-many relationship, as `mutableSetValue(forKey:)` returns.
+///
+/// Reading it reads the relationship now; changing it changes the relationship through the
+/// context, with inverse maintenance, change tracking and undo. Method names follow
+/// `NSMutableSet`.
+///
+/// Differs from Apple: a class of its own rather than an `NSMutableSet` subclass, which
+/// swift-corelibs-foundation does not support usefully. Pass `allObjects` or `set` where a
+/// Foundation collection is needed.
+public final class ManagedSet: Sequence, @unchecked Sendable {
+    /// The object whose relationship this is.
+    public let owner: NSManagedObject
+    /// The relationship.
+    public let relationship: NSRelationshipDescription
+
+    init(owner: NSManagedObject, relationship: NSRelationshipDescription) {
+        self.owner = owner
+        self.relationship = relationship
+    }
+
+    private var list: ObjectList {
+        owner.fireFaultIfNeeded()
+        return owner.toManyList(relationship.name)
+    }
+
+    /// The number of destinations.
+    public var count: Int { list.count }
+
+    /// The destinations (in the relationship's order).
+    public var allObjects: [NSManagedObject] { list.objects }
+
+    /// The destinations as a Swift set.
+    public var set: Set<NSManagedObject> { list.set }
+
+    /// Whether `object` is a destination.
+    public func contains(_ object: NSManagedObject) -> Bool { list.contains(object) }
+
+    /// Adds `object` (and the owner to its inverse).
+    public func add(_ object: NSManagedObject) {
+        change { try checked(object); owner.link(object, via: relationship) }
+    }
+
+    /// Removes `object` (and the owner from its inverse).
+    public func remove(_ object: NSManagedObject) {
+        change { if list.contains(object) { owner.unlink(object, via: relationship) } }
+    }
+
+    /// Adds every object of `objects`.
+    public func union<S: Sequence>(_ objects: S) where S.Element: NSManagedObject {
+        change { for object in objects { try checked(object); owner.link(object, via: relationship) } }
+    }
+
+    /// Removes every object of `objects`.
+    public func minus<S: Sequence>(_ objects: S) where S.Element: NSManagedObject {
+        change { for object in objects where list.contains(object) { owner.unlink(object, via: relationship) } }
+    }
+
+    /// Keeps only the objects also in `objects`.
+    public func intersect<S: Sequence>(_ objects: S) where S.Element: NSManagedObject {
+        let keep = ObjectList(objects.map { $0 as NSManagedObject })
+        change { for object in list where !keep.contains(object) { owner.unlink(object, via: relationship) } }
+    }
+
+    /// Removes every destination.
+    public func removeAllObjects() {
+        change { for object in list { owner.unlink(object, via: relationship) } }
+    }
+
+    /// Replaces the destinations with `objects`.
+    public func setSet<S: Sequence>(_ objects: S) where S.Element: NSManagedObject {
+        change { try owner.replaceToMany(relationship, with: objects.map { $0 as NSManagedObject }) }
+    }
+
+    public func makeIterator() -> IndexingIterator<[NSManagedObject]> { list.objects.makeIterator() }
+
+    private func checked(_ object: NSManagedObject) throws {
+        try owner.checkContext(of: object, relationship)
+    }
+
+    /// Runs a change between the owner's change hooks; traps with the error's text on misuse.
+    private func change(_ body: () throws -> Void) {
+        do { try body() } catch { preconditionFailure("\(error)") }
+    }
+}
+
+/// A live, mutable view of an ordered to-many relationship, as `mutableOrderedSetValue(forKey:)`
+/// returns. Method names follow `NSMutableOrderedSet`.
+///
+/// Differs from Apple: a class of its own rather than an `NSMutableOrderedSet` subclass.
+public final class ManagedOrderedSet: Sequence, @unchecked Sendable {
+    /// The object whose relationship this is.
+    public let owner: NSManagedObject
+    /// The relationship.
+    public let relationship: NSRelationshipDescription
+
+    init(owner: NSManagedObject, relationship: NSRelationshipDescription) {
+        self.owner = owner
+        self.relationship = relationship
+    }
+
+    private var list: ObjectList {
+        owner.fireFaultIfNeeded()
+        return owner.toManyList(relationship.name)
+    }
+
+    /// The number of destinations.
+    public var count: Int { list.count }
+
+    /// The destinations in order.
+    public var array: [NSManagedObject] { list.objects }
+
+    /// The destinations as a Swift set.
+    public var set: Set<NSManagedObject> { list.set }
+
+    /// The destination at `index`.
+    public func object(at index: Int) -> NSManagedObject { list.objects[index] }
+
+    public subscript(index: Int) -> NSManagedObject { object(at: index) }
+
+    /// The position of `object`, or `NSNotFound`.
+    public func index(of object: NSManagedObject) -> Int { list.index(of: object) ?? NSNotFound }
+
+    /// Whether `object` is a destination.
+    public func contains(_ object: NSManagedObject) -> Bool { list.contains(object) }
+
+    /// Appends `object` unless present.
+    public func add(_ object: NSManagedObject) {
+        change { try owner.checkContext(of: object, relationship); owner.link(object, via: relationship) }
+    }
+
+    /// Inserts `object` at `index` (moving it there when present).
+    public func insert(_ object: NSManagedObject, at index: Int) {
+        change {
+            try owner.checkContext(of: object, relationship)
+            var order = list.objects.filter { $0 !== object }
+            order.insert(object, at: Swift.min(index, order.count))
+            owner.link(object, via: relationship)
+            owner.reorderDestinations(of: relationship, like: order)
+        }
+    }
+
+    /// Removes `object`.
+    public func remove(_ object: NSManagedObject) {
+        change { if list.contains(object) { owner.unlink(object, via: relationship) } }
+    }
+
+    /// Removes the destination at `index`.
+    public func removeObject(at index: Int) {
+        remove(object(at: index))
+    }
+
+    /// Replaces the destination at `index` with `object`.
+    public func replaceObject(at index: Int, with object: NSManagedObject) {
+        let old = self.object(at: index)
+        guard old !== object else { return }
+        remove(old)
+        insert(object, at: index)
+    }
+
+    /// Moves the destinations at `indexes` to start at `index` (of the order without them).
+    public func moveObjects(at indexes: IndexSet, to index: Int) {
+        let current = list.objects
+        let moving = indexes.map { current[$0] }
+        var rest = current.enumerated().filter { !indexes.contains($0.offset) }.map(\.element)
+        rest.insert(contentsOf: moving, at: Swift.min(index, rest.count))
+        change { owner.reorderDestinations(of: relationship, like: rest) }
+    }
+
+    /// Removes every destination.
+    public func removeAllObjects() {
+        change { for object in list { owner.unlink(object, via: relationship) } }
+    }
+
+    public func makeIterator() -> IndexingIterator<[NSManagedObject]> { list.objects.makeIterator() }
+
+    private func change(_ body: () throws -> Void) {
+        do { try body() } catch { preconditionFailure("\(error)") }
+    }
+}

@@ -1,0 +1,97 @@
+/// Snapshots in and out of managed objects, and faults.
+///
+/// A fault is an object whose snapshot is not loaded. Reading or writing a persistent property
+/// fires it: the context loads the snapshot from its row cache or the coordinator.
+extension NSManagedObject {
+    /// Loads the persistent values when the object is a fault.
+    func fireFaultIfNeeded() {
+        guard faultFlag, let context = managedObjectContext else { return }
+        context.fulfillFault(self)
+    }
+
+    /// Replaces the persistent values with `snapshot`'s (transient values stay). To-one and
+    /// to-many destinations become the context's registered objects (faults when new).
+    /// `toMany` entries missing from the snapshot are read from the coordinator.
+    func load(_ snapshot: ObjectSnapshot, in context: NSManagedObjectContext) {
+        var snapshot = snapshot
+        for property in entity.properties where !property.isTransient {
+            switch property {
+            case let relationship as NSRelationshipDescription:
+                if relationship.isToMany {
+                    let ids = snapshot.toMany[relationship.name] ?? context.relatedObjectIDs(for: relationship, of: objectID)
+                    snapshot.toMany[relationship.name] = ids
+                    storage[relationship.name] = ObjectList(ids.map { context.object(with: $0) })
+                } else if let id = snapshot.values[relationship.name] as? NSManagedObjectID {
+                    storage[relationship.name] = context.object(with: id)
+                } else {
+                    storage[relationship.name] = nil
+                }
+            case is NSAttributeDescription:
+                storage[property.name] = snapshot.values[property.name]
+            default:
+                break
+            }
+        }
+        committedSnapshot = snapshot
+        faultFlag = false
+        fetchedPropertyResults = [:]
+    }
+
+    /// Drops the persistent values and becomes a fault (hooks around).
+    func turnIntoFault(keepingTransients: Bool = true) {
+        willTurnIntoFault()
+        for property in entity.properties where !property.isTransient || !keepingTransients {
+            storage[property.name] = nil
+        }
+        fetchedPropertyResults = [:]
+        eventChanges = [:]
+        faultFlag = true
+        didTurnIntoFault()
+    }
+
+    /// The object's persistent state as a store sees it: attributes by name, to-one
+    /// destinations as IDs in `values`, to-many destinations as IDs in `toMany`, and the version
+    /// last read.
+    func persistentSnapshot() -> ObjectSnapshot {
+        var snapshot = ObjectSnapshot(objectID: objectID, version: committedSnapshot?.version ?? 0)
+        for property in entity.properties where !property.isTransient {
+            switch property {
+            case let relationship as NSRelationshipDescription:
+                if relationship.isToMany {
+                    snapshot.toMany[relationship.name] = toManyList(relationship.name).objects.map(\.objectID)
+                } else if let destination = storage[relationship.name] as? NSManagedObject {
+                    snapshot.values[relationship.name] = destination.objectID
+                }
+            case is NSAttributeDescription:
+                if let value = storage[property.name] { snapshot.values[property.name] = value }
+            default:
+                break
+            }
+        }
+        return snapshot
+    }
+
+    // MARK: Fetched properties
+
+    /// The results of a fetched property, fetched on first read with `$FETCH_SOURCE` bound to the
+    /// object and `$FETCHED_PROPERTY` to the description. Empty without a context or request.
+    func fetchedPropertyValue(_ property: NSFetchedPropertyDescription) -> [Any] {
+        if let cached = fetchedPropertyResults[property.name] { return cached }
+        guard let context = managedObjectContext, let template = property.fetchRequest,
+              let request = template.copy() as? NSFetchRequest<NSFetchRequestResult> else { return [] }
+        request.predicate = template.predicate?.withSubstitutionVariables([
+            "FETCH_SOURCE": self, "FETCHED_PROPERTY": property,
+        ])
+        if request.entity == nil, let name = request.entityName {
+            request.entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[name]
+        }
+        let results: [Any]
+        do {
+            results = try context.fetch(request).map { $0 as Any }
+        } catch {
+            preconditionFailure("Fetched property '\(property.name)' of entity \(entity.name ?? "?") failed: \(error)")
+        }
+        fetchedPropertyResults[property.name] = results
+        return results
+    }
+}

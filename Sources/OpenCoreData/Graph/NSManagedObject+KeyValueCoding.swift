@@ -1,0 +1,185 @@
+extension NSManagedObject: KeyValueCoding {
+    /// The value of a property, throwing ``KeyValueCodingError/unknownKey(key:owner:)`` with
+    /// `owner: "entity Run"` for a key the entity does not have. Predicates and sort descriptors
+    /// read managed objects through this. `objectID` and `entity` answer too, as in Apple's KVC.
+    public func valueThrowing(forKey key: String) throws -> Any? {
+        guard let property = entity.propertiesByName[key] else {
+            switch key {
+            case "objectID": return objectID
+            case "entity": return entity
+            case "managedObjectContext": return managedObjectContext
+            default: throw unknownKey(key)
+            }
+        }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        return read(property)
+    }
+
+    /// The value at a dotted key path (`inClass.name`, `students.@count`). Traps where a key is
+    /// unknown; ``valueThrowing(forKeyPath:)`` throws instead.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        do { return try KeyValueAccess.value(forKeyPath: keyPath, of: self) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// Sets the value at a dotted key path: every key but the last is read, the last is set on
+    /// the managed object reached. Traps when an intermediate value is not a managed object.
+    public func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        var components = keyPath.split(separator: ".").map(String.init)
+        guard let last = components.popLast() else { return }
+        var target: NSManagedObject = self
+        for key in components {
+            guard let next = target.value(forKey: key) as? NSManagedObject else {
+                preconditionFailure("setValue(_:forKeyPath:) '\(keyPath)': '\(key)' of entity \(target.entity.name ?? "?") is not a managed object")
+            }
+            target = next
+        }
+        target.setValue(value, forKey: last)
+    }
+
+    /// The throwing form of ``setValue(_:forKey:)``. Not in Apple's API.
+    public func setValueThrowing(_ value: Any?, forKey key: String) throws {
+        guard let property = entity.propertiesByName[key] else { throw unknownKey(key) }
+        let value = ValueComparison.unwrap(value).flatMap { $0 is NSNull ? nil : $0 }
+        switch property {
+        case let attribute as NSAttributeDescription:
+            if value == nil, !attribute.isOptional, ManagedValueConversion.isScalar(attribute) {
+                willChangeValue(forKey: key)
+                setNilValueForKey(key)
+                didChangeValue(forKey: key)
+                return
+            }
+            let coerced = try value.map { try ManagedValueConversion.coerceThrowing($0, for: attribute) }
+            willChangeValue(forKey: key)
+            setStoredValue(coerced, forKey: key)
+            didChangeValue(forKey: key)
+        case let relationship as NSRelationshipDescription:
+            if relationship.isToMany {
+                guard let objects = ManagedValueConversion.objects(in: value) else {
+                    throw ManagedObjectAccessError.unacceptableRelationshipValue(
+                        entity: entity.name ?? "?", key: key, given: ValueComparison.typeName(value))
+                }
+                try replaceToMany(relationship, with: objects)
+            } else {
+                guard value == nil || value is NSManagedObject else {
+                    throw ManagedObjectAccessError.unacceptableRelationshipValue(
+                        entity: entity.name ?? "?", key: key, given: ValueComparison.typeName(value))
+                }
+                try setToOne(relationship, to: value as? NSManagedObject)
+            }
+        default:
+            throw ManagedObjectAccessError.readOnlyProperty(entity: entity.name ?? "?", key: key)
+        }
+    }
+
+    // MARK: To-many proxies
+
+    /// A live, mutable view of a to-many relationship: changes go through the context with
+    /// inverse maintenance and undo. Traps when `key` is not a to-many relationship.
+    ///
+    /// Differs from Apple: returns a ``ManagedSet`` (Foundation's `NSMutableSet` can't be
+    /// subclassed usefully on Linux) with the same method names.
+    public func mutableSetValue(forKey key: String) -> ManagedSet {
+        ManagedSet(owner: self, relationship: toManyRelationship(key))
+    }
+
+    /// A live, mutable view of an ordered to-many relationship. Traps when `key` is not a
+    /// to-many relationship. Differs from Apple: a ``ManagedOrderedSet``.
+    public func mutableOrderedSetValue(forKey key: String) -> ManagedOrderedSet {
+        ManagedOrderedSet(owner: self, relationship: toManyRelationship(key))
+    }
+
+    private func toManyRelationship(_ key: String) -> NSRelationshipDescription {
+        guard let property = entity.propertiesByName[key] else { preconditionFailure("\(unknownKey(key))") }
+        guard let relationship = property as? NSRelationshipDescription, relationship.isToMany else {
+            preconditionFailure("\(ManagedObjectAccessError.notToMany(entity: entity.name ?? "?", key: key))")
+        }
+        return relationship
+    }
+
+    // MARK: Typed accessors (used by the `@Managed` macro)
+
+    /// The value of a property as `T`: numbers are converted between widths (`Int` reads an
+    /// `Integer 32` attribute), to-many values cast to `Set<Sub>` or `NSOrderedSet`, and nil reads
+    /// as nil for an optional `T`. Traps when the value can't be a `T`. Not in Apple's API: the
+    /// `@Managed` macro's getters call it.
+    public func managedValue<T>(forKey key: String, as type: T.Type = T.self) -> T {
+        let raw = value(forKey: key)
+        if let value = ManagedValueConversion.cast(raw, to: T.self) { return value }
+        preconditionFailure("Property '\(key)' of entity \(entity.name ?? "?") holds \(raw == nil ? "nil" : ValueComparison.typeName(raw)), which can't be read as \(T.self)")
+    }
+
+    /// Sets a property from a typed value (an optional's nil stores nil). Not in Apple's API: the
+    /// `@Managed` macro's setters call it.
+    public func setManagedValue<T>(_ value: T, forKey key: String) {
+        setValue(ValueComparison.unwrap(value), forKey: key)
+    }
+
+    // MARK: Internals
+
+    func unknownKey(_ key: String) -> KeyValueCodingError {
+        .unknownKey(key: key, owner: "entity \(entity.name ?? "?")")
+    }
+
+    /// Reads a property without access hooks, firing the fault for persistent properties.
+    func read(_ property: NSPropertyDescription) -> Any? {
+        switch property {
+        case let relationship as NSRelationshipDescription:
+            fireFaultIfNeeded()
+            if relationship.isToMany {
+                let list = toManyList(relationship.name)
+                return relationship.isOrdered ? NSOrderedSet(array: list.objects) : list.set
+            }
+            return storage[relationship.name] as? NSManagedObject
+        case let fetched as NSFetchedPropertyDescription:
+            return fetchedPropertyValue(fetched)
+        default:
+            if !property.isTransient { fireFaultIfNeeded() }
+            return storage[property.name]
+        }
+    }
+
+    /// The destinations of a to-many relationship as stored (fault already fired by the caller).
+    func toManyList(_ key: String) -> ObjectList {
+        (storage[key] as? ObjectList) ?? ObjectList()
+    }
+
+    func primitiveStoredValue(forKey key: String) -> Any? {
+        guard let property = entity.propertiesByName[key] else { preconditionFailure("\(unknownKey(key))") }
+        return read(property)
+    }
+
+    func setPrimitiveStoredValue(_ value: Any?, forKey key: String) {
+        guard let property = entity.propertiesByName[key] else { preconditionFailure("\(unknownKey(key))") }
+        let value = ValueComparison.unwrap(value).flatMap { $0 is NSNull ? nil : $0 }
+        if !property.isTransient { fireFaultIfNeeded() }
+        if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+            guard let objects = ManagedValueConversion.objects(in: value) else {
+                preconditionFailure("\(ManagedObjectAccessError.unacceptableRelationshipValue(entity: entity.name ?? "?", key: key, given: ValueComparison.typeName(value)))")
+            }
+            setStoredValue(ObjectList(objects), forKey: key)
+        } else if let attribute = property as? NSAttributeDescription, let value {
+            setStoredValue(ManagedValueConversion.coerce(value, to: attribute) ?? value, forKey: key)
+        } else {
+            setStoredValue(value, forKey: key)
+        }
+    }
+
+    /// The one place stored values change: records the change in the context (change tracking,
+    /// the current event's old values, undo), then stores the value. No hooks.
+    func setStoredValue(_ value: Any?, forKey key: String) {
+        if let property = entity.propertiesByName[key], !property.isTransient { fireFaultIfNeeded() }
+        let old = storage[key]
+        managedObjectContext?.recordChange(of: self, key: key, oldValue: old)
+        storage[key] = value
+    }
+
+    /// Puts back a value recorded for undo: the change hooks run and the change is recorded again
+    /// (so that redo works).
+    func restoreStoredValue(_ value: Any?, forKey key: String) {
+        willChangeValue(forKey: key)
+        setStoredValue(value, forKey: key)
+        didChangeValue(forKey: key)
+        if managedObjectContext?.undoManager?.isUndoing == true { awakeFromSnapshotEvents(.undoUpdate) }
+    }
+}

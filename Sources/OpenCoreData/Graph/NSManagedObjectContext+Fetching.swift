@@ -1,0 +1,237 @@
+/// Fetching through the coordinator, with the context's pending changes merged in.
+extension NSManagedObjectContext {
+    /// What a fetch produced, before it is cast to the request's result type.
+    enum FetchOutcome {
+        case objects([NSManagedObject])
+        case objectIDs([NSManagedObjectID])
+        case dictionaries([[String: Any]])
+        case count(Int)
+    }
+
+    /// Runs a fetch request and returns its results as `ResultType`: managed objects (of the
+    /// entity's registered class), `NSManagedObjectID`s, dictionaries (`NSDictionary` or
+    /// `[String: Any]`, whichever `ResultType` is) or, for `countResultType`, one `NSNumber`.
+    ///
+    /// With `includesPendingChanges` (the default), unsaved inserted objects that match are
+    /// included, deleted ones left out and changed ones judged by their current values; the
+    /// context then sorts, offsets and limits itself. Dictionary results come from the stores
+    /// only, as in Core Data. Throws when the entity is unknown, the context has no coordinator,
+    /// a store fails, or a result is not a `ResultType`.
+    public func fetch<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [ResultType] {
+        switch try performFetch(request) {
+        case .objects(let objects): return try objects.map { try cast($0, to: ResultType.self, request) }
+        case .objectIDs(let ids): return try ids.map { try cast($0, to: ResultType.self, request) }
+        case .dictionaries(let rows):
+            if let rows = rows as? [ResultType] { return rows }
+            return try rows.map { try cast(NSDictionary(dictionary: $0), to: ResultType.self, request) }
+        case .count(let count):
+            if let number = NSNumber(value: count) as? ResultType { return [number] }
+            return [try cast(count, to: ResultType.self, request)]
+        }
+    }
+
+    /// The number of objects `request` would fetch (pending changes included as for `fetch`).
+    public func count<ResultType>(for request: NSFetchRequest<ResultType>) throws -> Int {
+        switch try performFetch(request, counting: true) {
+        case .objects(let objects): return objects.count
+        case .objectIDs(let ids): return ids.count
+        case .dictionaries(let rows): return rows.count
+        case .count(let count): return count
+        }
+    }
+
+    private func cast<T>(_ value: Any, to type: T.Type, _ request: NSFetchRequest<T>) throws -> T {
+        if let result = value as? T { return result }
+        throw NSError(domain: NSCocoaErrorDomain, code: NSCoreDataError, userInfo: [
+            NSLocalizedDescriptionKey: "Fetch request for entity '\(request.entityName ?? "?")' produced a \(Swift.type(of: value)), which is not a \(T.self)",
+        ])
+    }
+
+    /// Resolves the request's entity in the coordinator's model.
+    func resolvedEntity<T>(of request: NSFetchRequest<T>, in coordinator: NSPersistentStoreCoordinator) throws -> NSEntityDescription {
+        if let name = request.entity?.name ?? request.entityName,
+           let entity = coordinator.managedObjectModel.entitiesByName[name] {
+            return entity
+        }
+        throw NSError(domain: NSCocoaErrorDomain, code: NSCoreDataError, userInfo: [
+            NSLocalizedDescriptionKey: "Fetch request names entity '\(request.entityName ?? "nil")', which is not in the model",
+        ])
+    }
+
+    func performFetch<T>(_ request: NSFetchRequest<T>, counting: Bool = false) throws -> FetchOutcome {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSCoreDataError, userInfo: [
+                NSLocalizedDescriptionKey: "The context \(name ?? "") has no persistent store coordinator to fetch from.",
+            ])
+        }
+        let entity = try resolvedEntity(of: request, in: coordinator)
+        let storeRequest = NSFetchRequest<NSFetchRequestResult>()
+        storeRequest.copySettings(from: request)
+        storeRequest.entity = entity
+        storeRequest.predicate = request.predicate.map(PredicateObjectMapping.forStore)
+        if counting, storeRequest.resultType != .dictionaryResultType { storeRequest.resultType = .countResultType }
+
+        let isDictionary = request.resultType == .dictionaryResultType
+        if request.includesPendingChanges && !isDictionary { processPendingChanges() }
+        let merges = request.includesPendingChanges && !isDictionary && hasPendingChanges(for: entity, request)
+        guard merges else {
+            switch try coordinator.executeFetch(storeRequest) {
+            case .snapshots(let snapshots): return .objects(register(snapshots, request))
+            case .objectIDs(let ids): return .objectIDs(ids)
+            case .dictionaries(let rows): return .dictionaries(rows)
+            case .count(let count): return .count(count)
+            }
+        }
+
+        storeRequest.resultType = .managedObjectResultType
+        storeRequest.fetchOffset = 0
+        storeRequest.fetchLimit = 0
+        var objects: [NSManagedObject]
+        switch try coordinator.executeFetch(storeRequest) {
+        case .snapshots(let snapshots): objects = register(snapshots, request)
+        case .objectIDs(let ids): objects = ids.map { object(with: $0) }
+        case .dictionaries, .count: objects = []
+        }
+        objects = try mergePendingChanges(into: objects, entity: entity, request)
+        if let descriptors = request.sortDescriptors, !descriptors.isEmpty { objects = objects.sortedArray(using: descriptors) }
+        if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
+        if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+        if counting || request.resultType == .countResultType { return .count(objects.count) }
+        if request.resultType == .managedObjectIDResultType { return .objectIDs(objects.map(\.objectID)) }
+        return .objects(objects)
+    }
+
+    /// Whether an unsaved change concerns objects the request could return.
+    private func hasPendingChanges<T>(for entity: NSEntityDescription, _ request: NSFetchRequest<T>) -> Bool {
+        let lists = [insertedList, updatedList, deletedList]
+        return lists.contains { list in list.contains { matchesEntity($0, entity, request) } }
+    }
+
+    private func matchesEntity<T>(_ object: NSManagedObject, _ entity: NSEntityDescription, _ request: NSFetchRequest<T>) -> Bool {
+        request.includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity.name == entity.name
+    }
+
+    /// Store results minus deleted objects, with changed and inserted objects judged in memory.
+    private func mergePendingChanges<T>(into stored: [NSManagedObject], entity: NSEntityDescription,
+                                        _ request: NSFetchRequest<T>) throws -> [NSManagedObject] {
+        let predicate = request.predicate.map { PredicateObjectMapping.forObjects($0, in: self) }
+        func matches(_ object: NSManagedObject) throws -> Bool {
+            guard let predicate else { return true }
+            return try predicate.evaluateThrowing(with: object)
+        }
+        var result = ObjectList()
+        for object in stored where !deletedList.contains(object) {
+            if updatedList.contains(object), !(try matches(object)) { continue }
+            result.insert(object)
+        }
+        for object in updatedList where !result.contains(object) && matchesEntity(object, entity, request) {
+            if try matches(object) { result.insert(object) }
+        }
+        for object in insertedList where matchesEntity(object, entity, request) {
+            if try matches(object) { result.insert(object) }
+        }
+        return result.objects
+    }
+
+    /// Registers fetched snapshots: known objects are reused (their unsaved changes kept), new
+    /// ones are created as faults backed by the row cache, or loaded when the request does not
+    /// return faults (`awakeFromFetch()` runs when values load).
+    func register<T>(_ snapshots: [ObjectSnapshot], _ request: NSFetchRequest<T>) -> [NSManagedObject] {
+        snapshots.map { snapshot in
+            let id = snapshot.objectID
+            let object = self.object(with: id)
+            if object.faultFlag {
+                if request.returnsObjectsAsFaults {
+                    if request.includesPropertyValues { rowCache[id] = snapshot }
+                } else {
+                    rowCache[id] = nil
+                    loadAndAwake(object, from: snapshot)
+                }
+            } else if request.shouldRefreshRefetchedObjects && !object.hasChanges {
+                recordingSuspended += 1
+                object.load(snapshot, in: self)
+                recordingSuspended -= 1
+                object.awakeFromSnapshotEvents(.refresh)
+                eventRefreshed.insert(object)
+            }
+            return object
+        }
+    }
+
+    // MARK: execute(_:)
+
+    /// Runs a store request: an `NSFetchRequest` (its results in ``NSAsynchronousFetchResult/finalResult``)
+    /// or an ``NSAsynchronousFetchRequest`` (run at once; its completion block is called before
+    /// this returns). Other request types throw `NSPersistentStoreUnsupportedRequestTypeError`.
+    ///
+    /// Differs from Apple: asynchronous fetches complete synchronously.
+    public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        if let executable = request as? ContextExecutableRequest { return try executable.execute(in: self) }
+        throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreUnsupportedRequestTypeError, userInfo: [
+            NSLocalizedDescriptionKey: "The context can't execute a \(Swift.type(of: request))",
+        ])
+    }
+}
+
+/// A request ``NSManagedObjectContext/execute(_:)`` knows how to run.
+protocol ContextExecutableRequest {
+    func execute(in context: NSManagedObjectContext) throws -> NSPersistentStoreResult
+}
+
+extension NSFetchRequest: ContextExecutableRequest {
+    func execute(in context: NSManagedObjectContext) throws -> NSPersistentStoreResult {
+        let result = NSAsynchronousFetchResult<ResultType>(fetchRequest: nil)
+        result.finalResult = try context.fetch(self)
+        return result
+    }
+}
+
+/// The result of a store request.
+open class NSPersistentStoreResult: NSObject, @unchecked Sendable {}
+
+/// The result of an asynchronous (or executed) fetch.
+open class NSAsynchronousFetchResult<ResultType>: NSPersistentStoreResult, @unchecked Sendable {
+    /// The request that was run, when it was an ``NSAsynchronousFetchRequest``.
+    public let fetchRequest: NSAsynchronousFetchRequest<ResultType>?
+    /// The fetched results; `nil` when the fetch failed.
+    open internal(set) var finalResult: [ResultType]?
+    /// The error of a failed fetch.
+    open internal(set) var operationError: Error?
+
+    init(fetchRequest: NSAsynchronousFetchRequest<ResultType>?) {
+        self.fetchRequest = fetchRequest
+    }
+}
+
+/// A fetch whose results go to a completion block.
+///
+/// Differs from Apple: the fetch runs when executed and the block is called before
+/// `execute(_:)` returns.
+open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Sendable {
+    /// The fetch to run.
+    public let fetchRequest: NSFetchRequest<ResultType>
+    /// Called with the result.
+    public let completionBlock: ((NSAsynchronousFetchResult<ResultType>) -> Void)?
+    /// A hint of the number of results; unused.
+    open var estimatedResultCount: Int = 0
+
+    public init(fetchRequest request: NSFetchRequest<ResultType>,
+                completionBlock blk: ((NSAsynchronousFetchResult<ResultType>) -> Void)?) {
+        fetchRequest = request
+        completionBlock = blk
+        super.init()
+    }
+}
+
+extension NSAsynchronousFetchRequest: ContextExecutableRequest {
+    func execute(in context: NSManagedObjectContext) throws -> NSPersistentStoreResult {
+        let result = NSAsynchronousFetchResult<ResultType>(fetchRequest: self)
+        do {
+            result.finalResult = try context.fetch(fetchRequest)
+        } catch {
+            result.operationError = error
+        }
+        completionBlock?(result)
+        return result
+    }
+}

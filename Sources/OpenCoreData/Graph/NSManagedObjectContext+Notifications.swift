@@ -1,0 +1,70 @@
+extension Notification.Name {
+    /// Posted by ``NSManagedObjectContext/processPendingChanges()`` when objects were inserted,
+    /// updated, deleted, refreshed or invalidated. The userInfo holds `Set<NSManagedObject>`
+    /// under ``NSInsertedObjectsKey``, ``NSUpdatedObjectsKey``, ``NSDeletedObjectsKey``,
+    /// ``NSRefreshedObjectsKey`` and ``NSInvalidatedObjectsKey`` (only the non-empty ones), and
+    /// ``NSInvalidatedAllObjectsKey`` (the IDs, as an array) after `reset()`.
+    public static let NSManagedObjectContextObjectsDidChange = Notification.Name("NSObjectsChangedInManagingContextNotification")
+    /// Posted at the start of `save()`, with no userInfo.
+    public static let NSManagedObjectContextWillSave = Notification.Name("NSManagingContextWillSaveChangesNotification")
+    /// Posted after a successful `save()`, with `Set<NSManagedObject>` under
+    /// ``NSInsertedObjectsKey``, ``NSUpdatedObjectsKey`` and ``NSDeletedObjectsKey``.
+    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagingContextDidSaveChangesNotification")
+}
+
+extension NSManagedObjectContext {
+    /// Apple's newer name of `NSManagedObjectContextObjectsDidChange`.
+    public static let didChangeObjectsNotification = Notification.Name.NSManagedObjectContextObjectsDidChange
+    /// Apple's newer name of `NSManagedObjectContextWillSave`.
+    public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
+    /// Apple's newer name of `NSManagedObjectContextDidSave`.
+    public static let didSaveObjectsNotification = Notification.Name.NSManagedObjectContextDidSave
+}
+
+/// The userInfo key of the inserted objects in the context's notifications.
+public let NSInsertedObjectsKey = "inserted"
+/// The userInfo key of the updated objects in the context's notifications.
+public let NSUpdatedObjectsKey = "updated"
+/// The userInfo key of the deleted objects in the context's notifications.
+public let NSDeletedObjectsKey = "deleted"
+/// The userInfo key of the refreshed objects in `NSManagedObjectContextObjectsDidChange`.
+public let NSRefreshedObjectsKey = "refreshed"
+/// The userInfo key of the invalidated objects in `NSManagedObjectContextObjectsDidChange`.
+public let NSInvalidatedObjectsKey = "invalidated"
+/// The userInfo key posted when every object was invalidated (`reset()`).
+public let NSInvalidatedAllObjectsKey = "invalidatedAll"
+
+extension NSManagedObjectContext {
+    /// Posts `NSManagedObjectContextObjectsDidChange` for the current event, if anything
+    /// changed, and starts a new event.
+    func postObjectsDidChange() {
+        var userInfo: [AnyHashable: Any] = [:]
+        let entries: [(String, ObjectList)] = [
+            (NSInsertedObjectsKey, eventInserted), (NSUpdatedObjectsKey, eventUpdated),
+            (NSDeletedObjectsKey, eventDeleted), (NSRefreshedObjectsKey, eventRefreshed),
+            (NSInvalidatedObjectsKey, eventInvalidated),
+        ]
+        for (key, list) in entries where !list.isEmpty { userInfo[key] = list.set }
+        for object in eventTouched { object.eventChanges = [:] }
+        eventInserted.removeAll()
+        eventUpdated.removeAll()
+        eventDeleted.removeAll()
+        eventRefreshed.removeAll()
+        eventInvalidated.removeAll()
+        eventTouched.removeAll()
+        guard !userInfo.isEmpty else { return }
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+    }
+
+    /// Ends the current event: applies delete rules, drops objects that were inserted and then
+    /// deleted, posts `NSManagedObjectContextObjectsDidChange` and closes the undo event group.
+    public func processPendingChanges() {
+        propagateDeletions()
+        for object in deletedList where object.committedSnapshot == nil {
+            deletedList.remove(object)
+            if registry[object.objectID] === object { registry[object.objectID] = nil }
+        }
+        postObjectsDidChange()
+        undoManager?.closeEventGroup()
+    }
+}

@@ -1,0 +1,225 @@
+/// Saving, discarding changes, and permanent IDs.
+extension NSManagedObjectContext {
+    /// Saves the inserted, updated and deleted objects to the stores, all or nothing.
+    ///
+    /// Steps: `NSManagedObjectContextWillSave` → pending changes processed (delete rules) →
+    /// `willSave()` on each changed object (changes it makes are processed too) → validation
+    /// (`validateForInsert`/`Update`/`Delete`; several errors become one 1560 error with
+    /// `NSDetailedErrorsKey`) → permanent IDs for inserted objects → one `StoreSaveChanges` to the
+    /// coordinator, which checks every store before writing any → committed snapshots updated →
+    /// `didSave()` → `NSManagedObjectContextDidSave`.
+    ///
+    /// On error nothing is written and the context keeps its changes (temporary IDs come back).
+    /// Differs from Apple only in that `willSave()` runs before validation (as Apple does in
+    /// practice: values set in `willSave()` are validated).
+    public func save() throws {
+        guard hasChanges || !pendingDeletions.isEmpty else { return }
+        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        processPendingChanges()
+        for object in insertedList.objects + updatedList.objects + deletedList.objects { object.willSave() }
+        processPendingChanges()
+        try validateChanges()
+        guard let coordinator = persistentStoreCoordinator else {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreSaveError, userInfo: [
+                NSLocalizedDescriptionKey: "The context \(name ?? "") has no persistent store coordinator, so it can't save.",
+            ])
+        }
+        let inserted = insertedList.objects
+        let updated = updatedList.objects
+        let deleted = deletedList.objects
+
+        let temporary = inserted.filter(\.objectID.isTemporaryID)
+        let temporaryIDs = temporary.map(\.objectID)
+        try assignPermanentIDs(to: temporary, coordinator: coordinator)
+        var changes = StoreSaveChanges()
+        var newSnapshots: [ObjectIdentifier: ObjectSnapshot] = [:]
+        for object in inserted {
+            let snapshot = object.persistentSnapshot()
+            changes.inserted.append(snapshot)
+            newSnapshots[ObjectIdentifier(object)] = snapshot
+        }
+        for object in updated where object.hasPersistentChangedValues {
+            let snapshot = object.persistentSnapshot()
+            changes.updated.append(snapshot)
+            changes.changedKeys[object.objectID] = Set(object.entity.properties.filter {
+                !$0.isTransient && !($0 is NSFetchedPropertyDescription) && object.differsFromCommitted($0)
+            }.map(\.name))
+            newSnapshots[ObjectIdentifier(object)] = snapshot
+        }
+        changes.deleted = deleted.map { $0.committedSnapshot ?? $0.persistentSnapshot() }
+        do {
+            if !changes.isEmpty { try coordinator.save(changes) }
+        } catch {
+            for (object, id) in zip(temporary, temporaryIDs) { reassign(object, to: id) }
+            throw error
+        }
+        finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: newSnapshots)
+    }
+
+    private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+                            snapshots: [ObjectIdentifier: ObjectSnapshot]) {
+        for object in inserted + updated {
+            guard var snapshot = snapshots[ObjectIdentifier(object)] else { continue }
+            snapshot.version += 1
+            object.committedSnapshot = snapshot
+        }
+        for object in deleted {
+            if registry[object.objectID] === object { registry[object.objectID] = nil }
+            rowCache[object.objectID] = nil
+        }
+        for object in inserted { assignedStores[ObjectIdentifier(object)] = nil }
+        insertedList.removeAll()
+        updatedList.removeAll()
+        deletedList.removeAll()
+        for object in inserted + updated + deleted { object.didSave() }
+        for object in deleted { object.managedObjectContext = nil }
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
+            NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
+        ])
+    }
+
+    /// Runs the validation of every changed object and gathers the errors: one error is thrown
+    /// as it is, several as `NSValidationMultipleErrorsError` (1560) with `NSDetailedErrorsKey`.
+    func validateChanges() throws {
+        var errors: [NSError] = []
+        func collect(_ body: () throws -> Void) {
+            do { try body() } catch let error as NSError {
+                if error.domain == NSCocoaErrorDomain, error.code == NSValidationMultipleErrorsError,
+                   let details = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
+                    errors += details
+                } else {
+                    errors.append(error)
+                }
+            }
+        }
+        for object in insertedList { collect { try object.validateForInsert() } }
+        for object in updatedList { collect { try object.validateForUpdate() } }
+        for object in deletedList { collect { try object.validateForDelete() } }
+        if errors.count == 1 { throw errors[0] }
+        if errors.count > 1 {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSValidationMultipleErrorsError, userInfo: [
+                NSLocalizedDescriptionKey: "Multiple validation errors occurred.",
+                NSDetailedErrorsKey: errors,
+            ])
+        }
+    }
+
+    // MARK: Permanent IDs
+
+    /// Gives the objects permanent IDs from their stores now (saving keeps them).
+    public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreSaveError, userInfo: [
+                NSLocalizedDescriptionKey: "The context has no persistent store coordinator to obtain permanent IDs from.",
+            ])
+        }
+        try assignPermanentIDs(to: objects.filter { $0.objectID.isTemporaryID }, coordinator: coordinator)
+    }
+
+    private func assignPermanentIDs(to objects: [NSManagedObject], coordinator: NSPersistentStoreCoordinator) throws {
+        guard !objects.isEmpty else { return }
+        let ids = try coordinator.permanentObjectIDs(for: objects.map { ($0.entity, assignedStores[ObjectIdentifier($0)]) })
+        for (object, id) in zip(objects, ids) { reassign(object, to: id) }
+    }
+
+    /// Chooses the store a newly inserted object will be saved in. Traps for an object that is
+    /// not an inserted managed object of this context, as Apple raises.
+    public func assign(_ object: Any, to store: NSPersistentStore) {
+        guard let object = object as? NSManagedObject, insertedList.contains(object) else {
+            preconditionFailure("assign(_:to:) needs a newly inserted managed object of this context")
+        }
+        assignedStores[ObjectIdentifier(object)] = store
+    }
+
+    // MARK: Discarding changes
+
+    /// Discards every unsaved change: inserted objects leave the context, updated and deleted
+    /// ones get their last committed values back. Clears the undo stack.
+    public func rollback() {
+        undoManager?.removeAllActions()
+        recordingSuspended += 1
+        defer { recordingSuspended -= 1 }
+        let discarded = insertedList.objects + deletedList.objects.filter { $0.committedSnapshot == nil }
+        let restored = (updatedList.objects + deletedList.objects).filter { $0.committedSnapshot != nil }
+        insertedList.removeAll()
+        updatedList.removeAll()
+        deletedList.removeAll()
+        pendingDeletions.removeAll()
+        for object in discarded {
+            if registry[object.objectID] === object { registry[object.objectID] = nil }
+            assignedStores[ObjectIdentifier(object)] = nil
+            object.managedObjectContext = nil
+        }
+        for object in restored {
+            if let snapshot = object.committedSnapshot { object.load(snapshot, in: self) }
+            object.awakeFromSnapshotEvents(.rollback)
+        }
+        for object in eventTouched { object.eventChanges = [:] }
+        for list in [eventInserted, eventUpdated, eventDeleted] { for object in list { object.eventChanges = [:] } }
+        eventInserted.removeAll()
+        eventUpdated.removeAll()
+        eventDeleted.removeAll()
+        eventTouched.removeAll()
+        for object in restored { eventRefreshed.insert(object) }
+    }
+
+    /// Forgets every registered object (they become unusable, as in Core Data) and every change.
+    /// Posts `NSManagedObjectContextObjectsDidChange` with ``NSInvalidatedAllObjectsKey``.
+    public func reset() {
+        undoManager?.removeAllActions()
+        let objects = Array(registry.values)
+        for object in objects {
+            object.managedObjectContext = nil
+        }
+        registry.removeAll()
+        insertedList.removeAll()
+        updatedList.removeAll()
+        deletedList.removeAll()
+        pendingDeletions.removeAll()
+        rowCache.removeAll()
+        assignedStores.removeAll()
+        eventInserted.removeAll()
+        eventUpdated.removeAll()
+        eventDeleted.removeAll()
+        eventRefreshed.removeAll()
+        eventInvalidated.removeAll()
+        eventTouched.removeAll()
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: [
+            NSInvalidatedAllObjectsKey: objects.map(\.objectID),
+        ])
+    }
+
+    /// Refreshes an object from its store.
+    ///
+    /// With `mergeChanges` false the object's unsaved changes are dropped and it turns into a
+    /// fault (refetched when touched). With true its persistent values are reloaded and its
+    /// unsaved changes applied again on top. Objects inserted and not saved are left alone.
+    public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        guard object.managedObjectContext === self, registry[object.objectID] === object,
+              !insertedList.contains(object), object.committedSnapshot != nil || object.faultFlag else { return }
+        recordingSuspended += 1
+        defer { recordingSuspended -= 1 }
+        if flag {
+            if object.faultFlag { return }
+            let pending = object.entity.properties.filter {
+                !$0.isTransient && !($0 is NSFetchedPropertyDescription) && object.differsFromCommitted($0)
+            }
+            let local = Dictionary(pending.map { ($0.name, object.storage[$0.name] as Any?) }, uniquingKeysWith: { a, _ in a })
+            let fresh = (try? persistentStoreCoordinator?.snapshots(for: [object.objectID]))?[object.objectID]
+            if let snapshot = fresh ?? object.committedSnapshot { object.load(snapshot, in: self) }
+            for (key, value) in local { object.storage[key] = value }
+            object.awakeFromSnapshotEvents(.refresh)
+        } else {
+            updatedList.remove(object)
+            eventUpdated.remove(object)
+            rowCache[object.objectID] = nil
+            if !object.faultFlag { object.turnIntoFault() }
+        }
+        eventRefreshed.insert(object)
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    public func refreshAllObjects() {
+        for object in Array(registry.values) { refresh(object, mergeChanges: true) }
+    }
+}

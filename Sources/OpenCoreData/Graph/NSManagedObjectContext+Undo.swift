@@ -1,0 +1,61 @@
+/// Undo and redo of the context's changes.
+///
+/// Every recorded change registers its inverse on ``NSManagedObjectContext/undoManager``: an
+/// attribute or relationship value (per object and side, so inverses come back too), an
+/// insertion, a deletion. Registrations made between two `processPendingChanges()` calls form one
+/// event group, which `processPendingChanges()` closes.
+extension NSManagedObjectContext {
+    /// Processes pending changes, then undoes the last event group.
+    public func undo() {
+        guard let undoManager else { return }
+        processPendingChanges()
+        undoManager.undo()
+        settleAfterUndo()
+    }
+
+    /// Processes pending changes, then redoes the last undone group.
+    public func redo() {
+        guard let undoManager else { return }
+        processPendingChanges()
+        undoManager.redo()
+        settleAfterUndo()
+    }
+
+    /// After undo or redo: objects back at their committed values are no longer updated, and
+    /// the change notification is posted (without a new undo group).
+    private func settleAfterUndo() {
+        for object in updatedList where !object.hasPersistentChangedValues && !hasTransientChanges(object) {
+            updatedList.remove(object)
+            eventUpdated.remove(object)
+        }
+        pendingDeletions.removeAll()
+        postObjectsDidChange()
+    }
+
+    private func hasTransientChanges(_ object: NSManagedObject) -> Bool {
+        object.eventChanges.keys.contains { object.entity.propertiesByName[$0]?.isTransient == true }
+    }
+
+    /// Undoes an insertion: the object leaves the inserted list and the registry; redo inserts it again.
+    func undoInsertion(of object: NSManagedObject) {
+        insertedList.remove(object)
+        updatedList.remove(object)
+        if !eventInserted.remove(object) { eventDeleted.insert(object) }
+        if registry[object.objectID] === object { registry[object.objectID] = nil }
+        undoManager?.registerUndo(withTarget: self) { context in context.insert(object) }
+        object.awakeFromSnapshotEvents(.undoInsertion)
+    }
+
+    /// Records a change of `key` for undo and change tracking (called before the value changes).
+    func recordChange(of object: NSManagedObject, key: String, oldValue: Any?) {
+        guard recordingSuspended == 0 else { return }
+        if object.eventChanges[key] == nil {
+            object.eventChanges[key] = oldValue ?? NSNull()
+            eventTouched.insert(object)
+        }
+        undoManager?.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue, forKey: key) }
+        guard registry[object.objectID] === object, !insertedList.contains(object), !deletedList.contains(object) else { return }
+        updatedList.insert(object)
+        if !eventInserted.contains(object) { eventUpdated.insert(object) }
+    }
+}

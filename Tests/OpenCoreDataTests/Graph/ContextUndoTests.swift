@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+@Suite("Context undo and redo")
+struct ContextUndoTests {
+    @Test func undoManagerIsNilByDefault() {
+        #expect(NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType).undoManager == nil)
+    }
+
+    @Test func undoAndRedoAnInsert() {
+        let context = GraphTestModel.context(undo: true)
+        let run = GraphTestModel.insert("Run", context)
+        context.processPendingChanges()
+        context.undo()
+        #expect(!run.isInserted && context.insertedObjects.isEmpty && !context.hasChanges)
+        #expect(context.registeredObject(for: run.objectID) == nil)
+        context.redo()
+        #expect(run.isInserted && context.insertedObjects == [run])
+        #expect(run.value(forKey: "processID") as? Int32 == -1)
+    }
+
+    @Test func undoAndRedoAnAttributeChange() throws {
+        let context = GraphTestModel.context(undo: true)
+        let run = GraphTestModel.insert("Run", context)
+        try context.markAsSavedForTests([run])
+        run.setValue(Int32(5), forKey: "processID")
+        context.processPendingChanges()
+        run.setValue(Int32(9), forKey: "processID")
+        #expect(run.isUpdated)
+        context.undo()
+        #expect(run.value(forKey: "processID") as? Int32 == 5)
+        context.undo()
+        #expect(run.value(forKey: "processID") as? Int32 == -1)
+        #expect(!run.isUpdated && !context.hasChanges)
+        context.redo()
+        #expect(run.value(forKey: "processID") as? Int32 == 5)
+        #expect(run.isUpdated)
+        context.redo()
+        #expect(run.value(forKey: "processID") as? Int32 == 9)
+    }
+
+    @Test func undoAndRedoARelationshipChangeRestoresInverses() {
+        let context = GraphTestModel.context(undo: true)
+        let one = GraphTestModel.insert("ClassEntity", context)
+        let two = GraphTestModel.insert("ClassEntity", context)
+        let student = GraphTestModel.insert("StudentEntity", context, ["inClass": one])
+        context.processPendingChanges()
+        two.mutableSetValue(forKey: "students").add(student)
+        context.undo()
+        #expect(student.value(forKey: "inClass") as? NSManagedObject === one)
+        #expect(one.value(forKey: "students") as? Set<NSManagedObject> == [student])
+        #expect(two.value(forKey: "students") as? Set<NSManagedObject> == [])
+        context.redo()
+        #expect(student.value(forKey: "inClass") as? NSManagedObject === two)
+        #expect(one.value(forKey: "students") as? Set<NSManagedObject> == [])
+        #expect(two.value(forKey: "students") as? Set<NSManagedObject> == [student])
+    }
+
+    @Test func undoAndRedoManyToManyAndOrdered() {
+        let context = GraphTestModel.context(undo: true)
+        let author = GraphTestModel.insert("Author", context)
+        let book = GraphTestModel.insert("Book", context)
+        let list = GraphTestModel.insert("Playlist", context)
+        let a = GraphTestModel.insert("Track", context)
+        let b = GraphTestModel.insert("Track", context)
+        list.setValue(NSOrderedSet(array: [a, b]), forKey: "tracks")
+        context.processPendingChanges()
+        author.mutableSetValue(forKey: "books").add(book)
+        list.setValue(NSOrderedSet(array: [b, a]), forKey: "tracks")
+        context.undo()
+        #expect((book.value(forKey: "authors") as? Set<NSManagedObject>)?.isEmpty == true)
+        #expect(list.mutableOrderedSetValue(forKey: "tracks").array == [a, b])
+        context.redo()
+        #expect(book.value(forKey: "authors") as? Set<NSManagedObject> == [author])
+        #expect(list.mutableOrderedSetValue(forKey: "tracks").array == [b, a])
+    }
+
+    @Test func undoAndRedoADeleteWithItsRules() throws {
+        let context = GraphTestModel.context(undo: true)
+        let owner = GraphTestModel.insert("Owner", context)
+        let nullified = GraphTestModel.insert("Item", context)
+        let cascaded = GraphTestModel.insert("Item", context)
+        owner.mutableSetValue(forKey: "nullifyItems").add(nullified)
+        owner.mutableSetValue(forKey: "cascadeItems").add(cascaded)
+        try context.markAsSavedForTests([owner, nullified, cascaded])
+        context.processPendingChanges()
+        context.delete(owner)
+        context.processPendingChanges()
+        #expect(context.deletedObjects == [owner, cascaded])
+        #expect(nullified.value(forKey: "nullifyOwner") == nil)
+        context.undo()
+        #expect(context.deletedObjects.isEmpty)
+        #expect(!owner.isDeleted && !cascaded.isDeleted)
+        #expect(nullified.value(forKey: "nullifyOwner") as? NSManagedObject === owner)
+        #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == [nullified])
+        context.redo()
+        #expect(context.deletedObjects == [owner, cascaded])
+        #expect(nullified.value(forKey: "nullifyOwner") == nil)
+    }
+
+    @Test func undoOfInsertionAndDeletionWakesTheObject() {
+        let model = GraphTestModel.make()
+        model.register(RecordingRun.self, forEntityName: "Run")
+        let context = GraphTestModel.context(undo: true, model: model)
+        let run = GraphTestModel.insert("Run", context) as! RecordingRun
+        context.processPendingChanges()
+        context.undo()
+        #expect(run.events.contains("snapshot(\(NSSnapshotEventType.undoInsertion.rawValue))"))
+    }
+
+    @Test func eachEventIsOneUndoGroup() {
+        let context = GraphTestModel.context(undo: true)
+        let run = GraphTestModel.insert("Run", context)
+        context.processPendingChanges()
+        run.setValue(Int32(1), forKey: "processID")
+        run.setValue(Date(timeIntervalSinceReferenceDate: 1), forKey: "date")
+        context.processPendingChanges()
+        #expect(context.undoManager?.undoCount == 2)
+        context.undo()
+        #expect(run.value(forKey: "processID") as? Int32 == -1 && run.value(forKey: "date") == nil)
+        #expect(run.isInserted)
+    }
+}

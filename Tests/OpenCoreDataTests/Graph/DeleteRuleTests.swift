@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+@Suite("Delete rules, applied when pending changes are processed")
+struct DeleteRuleTests {
+    /// An owner with one item under each rule's relationship, plus a child under the cascade item.
+    private func fixture() -> (NSManagedObjectContext, owner: NSManagedObject, items: [String: NSManagedObject], child: NSManagedObject) {
+        let context = GraphTestModel.context()
+        let owner = GraphTestModel.insert("Owner", context)
+        var items: [String: NSManagedObject] = [:]
+        for rule in ["cascade", "nullify", "deny", "noAction"] {
+            let item = GraphTestModel.insert("Item", context, ["name": rule])
+            owner.mutableSetValue(forKey: "\(rule)Items").add(item)
+            items[rule] = item
+        }
+        let child = GraphTestModel.insert("Item", context, ["name": "child", "parent": items["cascade"]!])
+        return (context, owner, items, child)
+    }
+
+    @Test func rulesRunOnlyWhenPendingChangesAreProcessed() {
+        let (context, owner, items, _) = fixture()
+        context.delete(owner)
+        #expect(items["nullify"]!.value(forKey: "nullifyOwner") as? NSManagedObject === owner)
+        #expect(!items["cascade"]!.isDeleted)
+        context.processPendingChanges()
+        #expect(items["nullify"]!.value(forKey: "nullifyOwner") == nil)
+    }
+
+    @Test func nullifyClearsTheInverse() {
+        let (context, owner, items, _) = fixture()
+        context.delete(owner)
+        context.processPendingChanges()
+        #expect(items["nullify"]!.value(forKey: "nullifyOwner") == nil)
+        #expect(!items["nullify"]!.isDeleted)
+    }
+
+    @Test func cascadeDeletesRecursively() throws {
+        let (context, owner, items, child) = fixture()
+        try context.markAsSavedForTests([owner, child] + Array(items.values))
+        context.delete(owner)
+        context.processPendingChanges()
+        #expect(items["cascade"]!.isDeleted)
+        #expect(child.isDeleted)
+        #expect(context.deletedObjects == [owner, items["cascade"]!, child])
+    }
+
+    @Test func denyAndNoActionLeaveTheDestinations() {
+        let (context, owner, items, _) = fixture()
+        context.delete(owner)
+        context.processPendingChanges()
+        #expect(items["deny"]!.value(forKey: "denyOwner") as? NSManagedObject === owner)
+        #expect(items["noAction"]!.value(forKey: "noActionOwner") as? NSManagedObject === owner)
+        #expect(!items["deny"]!.isDeleted && !items["noAction"]!.isDeleted)
+    }
+
+    @Test func prepareForDeletionRunsBeforeTheRules() {
+        let model = GraphTestModel.make()
+        model.register(RecordingRun.self, forEntityName: "Run")
+        let context = GraphTestModel.context(model: model)
+        let run = GraphTestModel.insert("Run", context) as! RecordingRun
+        run.committedSnapshot = run.persistentSnapshot()
+        context.delete(run)
+        #expect(!run.events.contains("prepareForDeletion"))
+        context.processPendingChanges()
+        #expect(run.events.contains("prepareForDeletion"))
+        #expect(run.isDeleted)
+    }
+
+    @Test func deletingANewObjectDiscardsIt() {
+        let context = GraphTestModel.context()
+        let klass = GraphTestModel.insert("ClassEntity", context)
+        let student = GraphTestModel.insert("StudentEntity", context, ["inClass": klass])
+        context.delete(student)
+        #expect(student.isDeleted && !student.isInserted)
+        context.processPendingChanges()
+        #expect(!student.isDeleted && !student.isInserted)
+        #expect(context.registeredObject(for: student.objectID) == nil)
+        #expect(context.deletedObjects.isEmpty && context.insertedObjects == [klass])
+        #expect((klass.value(forKey: "students") as? Set<NSManagedObject>)?.isEmpty == true)
+    }
+}
+
+extension NSManagedObjectContext {
+    /// Marks objects as saved without a store: each gets a committed snapshot, so that deleting
+    /// it keeps it in `deletedObjects` (as for a saved object).
+    func markAsSavedForTests(_ objects: [NSManagedObject]) throws {
+        for object in objects {
+            object.committedSnapshot = object.persistentSnapshot()
+            insertedList.remove(object)
+        }
+    }
+}

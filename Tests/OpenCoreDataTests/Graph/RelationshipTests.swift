@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+@Suite("Relationships: inverse maintenance in every cardinality")
+struct RelationshipTests {
+    @Test func oneToOneMovesThePartner() {
+        let context = GraphTestModel.context()
+        let alice = GraphTestModel.insert("Person", context)
+        let bob = GraphTestModel.insert("Person", context)
+        let passport = GraphTestModel.insert("Passport", context)
+        alice.setValue(passport, forKey: "passport")
+        #expect(passport.value(forKey: "owner") as? NSManagedObject === alice)
+        passport.setValue(bob, forKey: "owner")
+        #expect(bob.value(forKey: "passport") as? NSManagedObject === passport)
+        #expect(alice.value(forKey: "passport") == nil)
+        bob.setValue(nil, forKey: "passport")
+        #expect(passport.value(forKey: "owner") == nil)
+    }
+
+    @Test func oneToManyFromTheToOneSide() {
+        let context = GraphTestModel.context()
+        let one = GraphTestModel.insert("ClassEntity", context)
+        let two = GraphTestModel.insert("ClassEntity", context)
+        let student = GraphTestModel.insert("StudentEntity", context)
+        student.setValue(one, forKey: "inClass")
+        #expect(one.value(forKey: "students") as? Set<NSManagedObject> == [student])
+        student.setValue(two, forKey: "inClass")
+        #expect((one.value(forKey: "students") as? Set<NSManagedObject>)?.isEmpty == true)
+        #expect(two.value(forKey: "students") as? Set<NSManagedObject> == [student])
+    }
+
+    @Test func oneToManyFromTheToManySide() {
+        let context = GraphTestModel.context()
+        let one = GraphTestModel.insert("ClassEntity", context)
+        let two = GraphTestModel.insert("ClassEntity", context)
+        let a = GraphTestModel.insert("StudentEntity", context)
+        let b = GraphTestModel.insert("StudentEntity", context)
+        one.setValue(Set([a, b]), forKey: "students")
+        #expect(a.value(forKey: "inClass") as? NSManagedObject === one)
+        two.mutableSetValue(forKey: "students").add(a)
+        #expect(a.value(forKey: "inClass") as? NSManagedObject === two)
+        #expect(one.value(forKey: "students") as? Set<NSManagedObject> == [b])
+        one.setValue([NSManagedObject](), forKey: "students")
+        #expect(b.value(forKey: "inClass") == nil)
+    }
+
+    @Test func manyToManyKeepsBothSides() {
+        let context = GraphTestModel.context()
+        let tolkien = GraphTestModel.insert("Author", context)
+        let lewis = GraphTestModel.insert("Author", context)
+        let book = GraphTestModel.insert("Book", context)
+        let other = GraphTestModel.insert("Book", context)
+        let books = tolkien.mutableSetValue(forKey: "books")
+        books.union([book, other])
+        lewis.mutableSetValue(forKey: "books").add(book)
+        #expect(book.value(forKey: "authors") as? Set<NSManagedObject> == [tolkien, lewis])
+        #expect(other.value(forKey: "authors") as? Set<NSManagedObject> == [tolkien])
+        books.minus([book])
+        #expect(book.value(forKey: "authors") as? Set<NSManagedObject> == [lewis])
+        #expect(books.count == 1 && books.contains(other) && Array(books).count == 1)
+        book.setValue(Set([tolkien]), forKey: "authors")
+        #expect(lewis.value(forKey: "books") as? Set<NSManagedObject> == [])
+        #expect(tolkien.value(forKey: "books") as? Set<NSManagedObject> == [book, other])
+    }
+
+    @Test func orderedToManyKeepsOrderAndInverse() {
+        let context = GraphTestModel.context()
+        let list = GraphTestModel.insert("Playlist", context)
+        let tracks = (0..<3).map { GraphTestModel.insert("Track", context, ["title": "t\($0)"]) }
+        let proxy = list.mutableOrderedSetValue(forKey: "tracks")
+        proxy.add(tracks[0])
+        proxy.add(tracks[2])
+        proxy.insert(tracks[1], at: 1)
+        #expect((list.value(forKey: "tracks") as? NSOrderedSet)?.array as? [NSManagedObject] == tracks)
+        #expect(tracks[1].value(forKey: "playlist") as? NSManagedObject === list)
+        proxy.moveObjects(at: IndexSet(integer: 2), to: 0)
+        #expect(proxy.array == [tracks[2], tracks[0], tracks[1]])
+        proxy.removeObject(at: 0)
+        #expect(tracks[2].value(forKey: "playlist") == nil)
+        list.setValue(NSOrderedSet(array: [tracks[1], tracks[0]]), forKey: "tracks")
+        #expect(proxy.array == [tracks[1], tracks[0]])
+        #expect(proxy.index(of: tracks[0]) == 1)
+        tracks[2].setValue(list, forKey: "playlist")
+        #expect(proxy.array.last === tracks[2])
+    }
+
+    @Test func theSeedClearsTheMonitorWhenTheStudentLeaves() {
+        let model = GraphTestModel.make()
+        model.register(StudentEntity.self, forEntityName: "StudentEntity")
+        model.register(ClassEntity.self, forEntityName: "ClassEntity")
+        let context = GraphTestModel.context(model: model)
+        let klass = ClassEntity(context: context)
+        let monitor = StudentEntity(context: context)
+        let other = StudentEntity(context: context)
+        klass.addStudentsObject(monitor)
+        klass.addStudentsObject(other)
+        klass.monitor = monitor
+        klass.removeStudentsObject(other)
+        #expect(klass.monitor === monitor)
+        klass.removeStudentsObject(monitor)
+        #expect(klass.monitor == nil)
+        #expect(monitor.inClass == nil)
+        #expect(klass.students.isEmpty)
+    }
+
+    @Test func relationshipChangesMarkBothSidesUpdated() throws {
+        let context = GraphTestModel.context()
+        let klass = GraphTestModel.insert("ClassEntity", context)
+        let student = GraphTestModel.insert("StudentEntity", context)
+        student.setValue(klass, forKey: "inClass")
+        #expect(klass.changedValuesForCurrentEvent()["students"] as? Set<NSManagedObject> == [])
+        #expect(student.changedValuesForCurrentEvent()["inClass"] is NSNull)
+    }
+
+    @Test func relationshipsBetweenContextsAreRefused() {
+        let model = GraphTestModel.make()
+        let first = GraphTestModel.context(model: model)
+        let second = GraphTestModel.context(model: model)
+        let klass = GraphTestModel.insert("ClassEntity", first)
+        let student = GraphTestModel.insert("StudentEntity", second)
+        #expect(throws: ManagedObjectAccessError.differentContexts(entity: "StudentEntity", key: "inClass")) {
+            try student.setValueThrowing(klass, forKey: "inClass")
+        }
+    }
+}
