@@ -44,12 +44,18 @@ var targets: [Target] = [
         dependencies: ["CoreDataCLI"],
         path: "Sources/coredata"
     ),
-    .executableTarget(
-        name: "coredata-tutorial",
+    // The seed tutorial's models, classes and commands, as a library so that tests can run them.
+    .target(
+        name: "CoreDataTutorial",
         dependencies: [
             "OpenCoreData",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
+        path: "Sources/CoreDataTutorial"
+    ),
+    .executableTarget(
+        name: "coredata-tutorial",
+        dependencies: ["CoreDataTutorial"],
         path: "Sources/coredata-tutorial"
     ),
     .testTarget(
@@ -57,6 +63,7 @@ var targets: [Target] = [
         dependencies: [
             "OpenCoreData",
             "CoreDataCLI",
+            "CoreDataTutorial",
             "OpenCoreDataMacros",
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),

@@ -9,16 +9,17 @@ import SwiftSyntaxMacros
 /// @Managed var processID: Int32
 /// // becomes
 /// var processID: Int32 {
-///     get { _ManagedPropertyAccess.value(of: self, forKey: "processID") }
-///     set { _ManagedPropertyAccess.setValue(newValue, of: self, forKey: "processID") }
+///     get { self.managedValue(forKey: "processID") }
+///     set { self.setManagedValue(newValue, forKey: "processID") }
 /// }
 /// ```
 /// The conversions (numbers across widths, optionals, typed to-many sets) live in the library
-/// (`_ManagedPropertyAccess`), so the expansion stays one line per accessor.
+/// (`NSManagedObject.managedValue(forKey:as:)`), so the expansion stays one line per accessor.
 ///
 /// With `@Managed(toManyAccessors: true)` on a `Set<Element>` or `NSOrderedSet` property it also
-/// writes Xcode's generated to-many accessors as peers: `add<Key>Object(_:)`,
-/// `remove<Key>Object(_:)`, `add<Key>(_:)` and `remove<Key>(_:)`.
+/// writes Xcode's generated to-many accessors as peers, on top of `mutableSetValue(forKey:)` (or
+/// `mutableOrderedSetValue(forKey:)`): `add<Key>Object(_:)`, `remove<Key>Object(_:)`,
+/// `add<Key>(_:)` and `remove<Key>(_:)`.
 public struct ManagedMacro: AccessorMacro, PeerMacro {
     public static func expansion(
         of node: AttributeSyntax,
@@ -28,8 +29,8 @@ public struct ManagedMacro: AccessorMacro, PeerMacro {
         let property = try ManagedProperty(declaration)
         let key = property.name
         return [
-            "get { _ManagedPropertyAccess.value(of: self, forKey: \(literal: key)) }",
-            "set { _ManagedPropertyAccess.setValue(newValue, of: self, forKey: \(literal: key)) }",
+            "get { self.managedValue(forKey: \(literal: key)) }",
+            "set { self.setManagedValue(newValue, forKey: \(literal: key)) }",
         ]
     }
 
@@ -46,48 +47,28 @@ public struct ManagedMacro: AccessorMacro, PeerMacro {
         let access = property.accessModifier
         switch property.toManyKind {
         case .set(let element):
+            let proxy = "self.mutableSetValue(forKey: \"\(key)\")"
             return [
-                """
-                \(raw: access)func add\(raw: capitalized)Object(_ value: \(element)) {
-                    _ManagedPropertyAccess.addObject(value, to: self, forKey: \(literal: key))
-                }
-                """,
-                """
-                \(raw: access)func remove\(raw: capitalized)Object(_ value: \(element)) {
-                    _ManagedPropertyAccess.removeObject(value, from: self, forKey: \(literal: key))
-                }
-                """,
-                """
-                \(raw: access)func add\(raw: capitalized)(_ values: Set<\(element)>) {
-                    _ManagedPropertyAccess.addObjects(values, to: self, forKey: \(literal: key))
-                }
-                """,
-                """
-                \(raw: access)func remove\(raw: capitalized)(_ values: Set<\(element)>) {
-                    _ManagedPropertyAccess.removeObjects(values, from: self, forKey: \(literal: key))
-                }
-                """,
+                "\(raw: access)func add\(raw: capitalized)Object(_ value: \(element)) { \(raw: proxy).add(value) }",
+                "\(raw: access)func remove\(raw: capitalized)Object(_ value: \(element)) { \(raw: proxy).remove(value) }",
+                "\(raw: access)func add\(raw: capitalized)(_ values: Set<\(element)>) { \(raw: proxy).union(values) }",
+                "\(raw: access)func remove\(raw: capitalized)(_ values: Set<\(element)>) { \(raw: proxy).minus(values) }",
             ]
         case .ordered:
+            let proxy = "self.mutableOrderedSetValue(forKey: \"\(key)\")"
             return [
-                """
-                \(raw: access)func add\(raw: capitalized)Object(_ value: NSManagedObject) {
-                    _ManagedPropertyAccess.addObject(value, to: self, forKey: \(literal: key))
-                }
-                """,
-                """
-                \(raw: access)func remove\(raw: capitalized)Object(_ value: NSManagedObject) {
-                    _ManagedPropertyAccess.removeObject(value, from: self, forKey: \(literal: key))
-                }
-                """,
+                "\(raw: access)func add\(raw: capitalized)Object(_ value: NSManagedObject) { \(raw: proxy).add(value) }",
+                "\(raw: access)func remove\(raw: capitalized)Object(_ value: NSManagedObject) { \(raw: proxy).remove(value) }",
                 """
                 \(raw: access)func add\(raw: capitalized)(_ values: NSOrderedSet) {
-                    _ManagedPropertyAccess.addObjects(values, to: self, forKey: \(literal: key))
+                    let proxy = \(raw: proxy)
+                    for case let value as NSManagedObject in values { proxy.add(value) }
                 }
                 """,
                 """
                 \(raw: access)func remove\(raw: capitalized)(_ values: NSOrderedSet) {
-                    _ManagedPropertyAccess.removeObjects(values, from: self, forKey: \(literal: key))
+                    let proxy = \(raw: proxy)
+                    for case let value as NSManagedObject in values { proxy.remove(value) }
                 }
                 """,
             ]

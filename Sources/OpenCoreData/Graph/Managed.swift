@@ -2,18 +2,20 @@
 /// value for the property's name, as `@NSManaged` does on Apple platforms.
 ///
 /// ```swift
-/// final class Run: NSManagedObject {
+/// final class Run: NSManagedObject, @unchecked Sendable {
 ///     @Managed var date: Date
 ///     @Managed var processID: Int32
 /// }
-/// final class ClassEntity: NSManagedObject {
+/// final class ClassEntity: NSManagedObject, @unchecked Sendable {
 ///     @Managed var name: String?
 ///     @Managed var monitor: StudentEntity?
 ///     @Managed(toManyAccessors: true) var students: Set<StudentEntity>
 /// }
 /// ```
-/// The getter calls `value(forKey:)` and the setter `setValue(_:forKey:)`, so faults fire, changes
-/// are tracked and inverse relationships are maintained exactly as for key-value coding.
+/// The getter calls ``NSManagedObject/managedValue(forKey:as:)`` and the setter
+/// ``NSManagedObject/setManagedValue(_:forKey:)``, which go through `value(forKey:)` and
+/// `setValue(_:forKey:)`: faults fire, changes are tracked and inverse relationships are
+/// maintained exactly as for key-value coding.
 /// - Numbers are converted across widths exactly (a store may hand back `Int64` for an
 ///   Integer 32 attribute).
 /// - An optional property reads `nil` for a missing value; a non-optional property traps with a
@@ -24,6 +26,8 @@
 ///   generates Xcode's to-many accessors `addStudentsObject(_:)`, `removeStudentsObject(_:)`,
 ///   `addStudents(_:)` and `removeStudents(_:)`. Leave it off to write them yourself, for example
 ///   on top of `mutableSetValue(forKey:)`.
+///
+/// In Swift 6 mode a subclass restates `@unchecked Sendable`, which `NSManagedObject` declares.
 ///
 /// Differs from Apple: `@NSManaged` needs the Objective-C runtime and fails to link on Linux;
 /// `@Managed` is a Swift macro and works everywhere. The property must be a `var` with an explicit

@@ -32,10 +32,10 @@ struct ManagedMacroExpansionTests {
             final class Run: NSManagedObject {
                 var value: \(type) {
                     get {
-                        _ManagedPropertyAccess.value(of: self, forKey: "value")
+                        self.managedValue(forKey: "value")
                     }
                     set {
-                        _ManagedPropertyAccess.setValue(newValue, of: self, forKey: "value")
+                        self.setManagedValue(newValue, forKey: "value")
                     }
                 }
             }
@@ -50,10 +50,10 @@ struct ManagedMacroExpansionTests {
             expandsTo: """
             var `default`: String? {
                 get {
-                    _ManagedPropertyAccess.value(of: self, forKey: "default")
+                    self.managedValue(forKey: "default")
                 }
                 set {
-                    _ManagedPropertyAccess.setValue(newValue, of: self, forKey: "default")
+                    self.setManagedValue(newValue, forKey: "default")
                 }
             }
             """
@@ -67,27 +67,27 @@ struct ManagedMacroExpansionTests {
             expandsTo: """
             public var students: Set<StudentEntity> {
                 get {
-                    _ManagedPropertyAccess.value(of: self, forKey: "students")
+                    self.managedValue(forKey: "students")
                 }
                 set {
-                    _ManagedPropertyAccess.setValue(newValue, of: self, forKey: "students")
+                    self.setManagedValue(newValue, forKey: "students")
                 }
             }
 
             public func addStudentsObject(_ value: StudentEntity) {
-                _ManagedPropertyAccess.addObject(value, to: self, forKey: "students")
+                self.mutableSetValue(forKey: "students").add(value)
             }
 
             public func removeStudentsObject(_ value: StudentEntity) {
-                _ManagedPropertyAccess.removeObject(value, from: self, forKey: "students")
+                self.mutableSetValue(forKey: "students").remove(value)
             }
 
             public func addStudents(_ values: Set<StudentEntity>) {
-                _ManagedPropertyAccess.addObjects(values, to: self, forKey: "students")
+                self.mutableSetValue(forKey: "students").union(values)
             }
 
             public func removeStudents(_ values: Set<StudentEntity>) {
-                _ManagedPropertyAccess.removeObjects(values, from: self, forKey: "students")
+                self.mutableSetValue(forKey: "students").minus(values)
             }
             """
         )
@@ -100,27 +100,33 @@ struct ManagedMacroExpansionTests {
             expandsTo: """
             var items: NSOrderedSet {
                 get {
-                    _ManagedPropertyAccess.value(of: self, forKey: "items")
+                    self.managedValue(forKey: "items")
                 }
                 set {
-                    _ManagedPropertyAccess.setValue(newValue, of: self, forKey: "items")
+                    self.setManagedValue(newValue, forKey: "items")
                 }
             }
 
             func addItemsObject(_ value: NSManagedObject) {
-                _ManagedPropertyAccess.addObject(value, to: self, forKey: "items")
+                self.mutableOrderedSetValue(forKey: "items").add(value)
             }
 
             func removeItemsObject(_ value: NSManagedObject) {
-                _ManagedPropertyAccess.removeObject(value, from: self, forKey: "items")
+                self.mutableOrderedSetValue(forKey: "items").remove(value)
             }
 
             func addItems(_ values: NSOrderedSet) {
-                _ManagedPropertyAccess.addObjects(values, to: self, forKey: "items")
+                let proxy = self.mutableOrderedSetValue(forKey: "items")
+                for case let value as NSManagedObject in values {
+                    proxy.add(value)
+                }
             }
 
             func removeItems(_ values: NSOrderedSet) {
-                _ManagedPropertyAccess.removeObjects(values, from: self, forKey: "items")
+                let proxy = self.mutableOrderedSetValue(forKey: "items")
+                for case let value as NSManagedObject in values {
+                    proxy.remove(value)
+                }
             }
             """
         )
@@ -133,10 +139,10 @@ struct ManagedMacroExpansionTests {
             expandsTo: """
             var students: Set<StudentEntity> {
                 get {
-                    _ManagedPropertyAccess.value(of: self, forKey: "students")
+                    self.managedValue(forKey: "students")
                 }
                 set {
-                    _ManagedPropertyAccess.setValue(newValue, of: self, forKey: "students")
+                    self.setManagedValue(newValue, forKey: "students")
                 }
             }
             """
@@ -182,10 +188,10 @@ struct ManagedMacroExpansionTests {
             expandsTo: """
             var inClass: ClassEntity? {
                 get {
-                    _ManagedPropertyAccess.value(of: self, forKey: "inClass")
+                    self.managedValue(forKey: "inClass")
                 }
                 set {
-                    _ManagedPropertyAccess.setValue(newValue, of: self, forKey: "inClass")
+                    self.setManagedValue(newValue, forKey: "inClass")
                 }
             }
             """,
