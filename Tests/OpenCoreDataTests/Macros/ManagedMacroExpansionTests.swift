@@ -160,6 +160,8 @@ struct ManagedMacroExpansionTests {
         Misuse(source: "@Managed let date: Date", message: "@Managed property must be declared with 'var'", column: 10),
         Misuse(source: "@Managed var date = Date()", message: "@Managed property 'date' needs an explicit type annotation", column: 14),
         Misuse(source: "@Managed var count: Int = 0", message: "@Managed property 'count' cannot have an initial value; set the attribute's default value in the model or assign it in awakeFromInsert()", column: 14),
+        Misuse(source: "@Managed var x: Int { 1 }", message: "@Managed property 'x' already has accessors", column: 14),
+        Misuse(source: "@Managed var (a, b): (Int, Int)", message: "@Managed property must be a simple name", column: 14),
         Misuse(source: "@Managed static var count: Int", message: "@Managed cannot be applied to a static or class property", column: 1),
     ])
     func misuse(_ misuse: Misuse) {
