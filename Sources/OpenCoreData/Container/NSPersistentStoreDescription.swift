@@ -96,6 +96,7 @@ open class NSPersistentStoreDescription: NSObject, NSCopying, @unchecked Sendabl
         storeOptionBool(options, key)
     }
 
+    /// A description with the same settings.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSPersistentStoreDescription()
         copy.type = type

@@ -8,6 +8,8 @@ extension NSPersistentStoreCoordinator {
     /// With several, each is asked without offset and with `offset + limit` as its limit; the
     /// results are concatenated, re-sorted with the sort descriptors (relationships in key paths
     /// resolved through the stores), and cut to offset and limit again; counts are summed.
+    /// Dictionary results are built by the coordinator over the stores' matching rows, so
+    /// aggregates and groups span the stores.
     /// A coordinator without any store throws `NSCoreDataError` (134060).
     func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
         try withLock {
@@ -171,6 +173,9 @@ extension NSPersistentStoreCoordinator {
         let resolver = SnapshotResolver(
             snapshot: { [unowned self] id in (try? self.store(of: id)?.snapshots(for: [id]))?.first },
             toMany: { [unowned self] relationship, id in (try? self.store(of: id)?.relatedObjectIDs(for: relationship, of: id)) ?? [] })
+        if request.resultType == .dictionaryResultType {
+            return try mergedDictionaryFetch(request, entity: entity, stores: stores, resolver: resolver)
+        }
         let results = try stores.map { try $0.executeFetch(perStore) }
         switch request.resultType {
         case .countResultType:
@@ -187,19 +192,6 @@ extension NSPersistentStoreCoordinator {
             guard !descriptors.isEmpty else { return .objectIDs(window.apply(to: ids)) }
             let adapters = ids.map { resolver.reference(for: $0) }
             return .objectIDs(window.apply(to: try FetchEvaluation.sort(adapters, by: descriptors)).map(\.objectID))
-        case .dictionaryResultType:
-            var dictionaries = results.flatMap { result -> [[String: Any]] in
-                if case .dictionaries(let rows) = result { return rows }
-                return []
-            }
-            if request.returnsDistinctResults {
-                var distinct: [[String: Any]] = []
-                for row in dictionaries where !distinct.contains(where: { ValueComparison.isEqual($0, row, options: []) }) {
-                    distinct.append(row)
-                }
-                dictionaries = distinct
-            }
-            return .dictionaries(window.apply(to: try FetchEvaluation.sort(dictionaries, by: descriptors)))
         default:
             let snapshots = results.flatMap { result -> [ObjectSnapshot] in
                 if case .snapshots(let snapshots) = result { return snapshots }
@@ -208,6 +200,40 @@ extension NSPersistentStoreCoordinator {
             guard !descriptors.isEmpty else { return .snapshots(window.apply(to: snapshots)) }
             let adapters = snapshots.map(resolver.adapter(for:))
             return .snapshots(window.apply(to: try FetchEvaluation.sort(adapters, by: descriptors)).map(\.snapshot))
+        }
+    }
+
+    /// A dictionary fetch over several stores: each store gives its matching rows, and the
+    /// coordinator builds the dictionaries over all of them, so aggregates, groups, having and
+    /// distinct span the stores.
+    private func mergedDictionaryFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription,
+                                       stores: [NSPersistentStore], resolver: SnapshotResolver) throws -> StoreFetchResult {
+        guard let rowsRequest = request.copy() as? NSFetchRequest<NSFetchRequestResult> else {
+            throw PersistentStoreErrors.make(NSCoreDataError, "The fetch request could not be copied.")
+        }
+        rowsRequest.resultType = .managedObjectResultType
+        rowsRequest.fetchOffset = 0
+        rowsRequest.fetchLimit = 0
+        rowsRequest.sortDescriptors = nil
+        rowsRequest.propertiesToFetch = nil
+        rowsRequest.propertiesToGroupBy = nil
+        rowsRequest.havingPredicate = nil
+        rowsRequest.returnsDistinctResults = false
+        let snapshots = try stores.flatMap { store -> [ObjectSnapshot] in
+            if case .snapshots(let snapshots) = try store.executeFetch(rowsRequest) { return snapshots }
+            return []
+        }
+        do {
+            let rows = try FetchEvaluation.sort(snapshots.map(resolver.adapter(for:)),
+                                                by: FetchEvaluation.rowSortDescriptors(of: request, entity: entity))
+            return .dictionaries(try DictionaryFetch(request: request, entity: entity,
+                                                     evaluation: FetchEvaluation(resolver: resolver)).run(on: rows))
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw PersistentStoreErrors.make(NSCoreDataError,
+                                             "Fetching dictionaries of entity '\(entity.name ?? "?")' from \(stores.count) stores failed: \(error)",
+                                             stores: stores, underlying: error)
         }
     }
 

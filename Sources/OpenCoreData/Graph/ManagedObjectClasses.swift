@@ -1,12 +1,11 @@
 /// Which Swift class represents an entity's objects.
 ///
 /// An entity's class is, in order: the class registered with
-/// ``NSManagedObjectModel/register(_:forEntityName:)`` (on the entity or an ancestor's
-/// registration does not count: each entity is registered on its own), else the class named by
+/// ``NSManagedObjectModel/register(_:forEntityName:)`` (each entity is registered on its own: a
+/// superentity's registration does not apply to its subentities), else the class named by
 /// `managedObjectClassName` (`representedClassName` in Xcode) when the runtime can find it, else
 /// `NSManagedObject`. Swift class names must be module-qualified (`MyApp.Run`), because Linux has
-/// no Objective-C class table; an unqualified name is tried as given and with each module prefix
-/// of the registered classes.
+/// no Objective-C class table to find an unqualified Swift class in.
 enum ManagedObjectClasses {
     /// The class whose instances represent `entity`'s objects.
     static func managedObjectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {

@@ -77,7 +77,7 @@ public final class ManagedSet: Sequence, @unchecked Sendable {
         try owner.checkContext(of: object, relationship)
     }
 
-    /// Runs a change between the owner's change hooks; traps with the error's text on misuse.
+    /// Runs a change; traps with the error's text on misuse (as Apple raises).
     private func change(_ body: () throws -> Void) {
         do { try body() } catch { preconditionFailure("\(error)") }
     }

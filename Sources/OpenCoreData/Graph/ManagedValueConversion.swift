@@ -76,7 +76,7 @@ enum ManagedValueConversion {
         case .integer(let v): return v
         case .unsigned(let v): return Int64(truncatingIfNeeded: v)
         case .double(let v): return v.isFinite && abs(v) < 9.2e18 ? Int64(v) : nil
-        case .decimal: return NSDecimalNumber(decimal: number.decimalValue).int64Value
+        case .decimal(let v): return NSDecimalNumber(decimal: v).int64Value
         }
     }
 

@@ -1,21 +1,4 @@
 extension NSManagedObject: KeyValueCoding {
-    /// The value of a property, throwing ``KeyValueCodingError/unknownKey(key:owner:)`` with
-    /// `owner: "entity Run"` for a key the entity does not have. Predicates and sort descriptors
-    /// read managed objects through this. `objectID` and `entity` answer too, as in Apple's KVC.
-    public func valueThrowing(forKey key: String) throws -> Any? {
-        guard let property = entity.propertiesByName[key] else {
-            switch key {
-            case "objectID": return objectID
-            case "entity": return entity
-            case "managedObjectContext": return managedObjectContext
-            default: throw unknownKey(key)
-            }
-        }
-        willAccessValue(forKey: key)
-        defer { didAccessValue(forKey: key) }
-        return read(property)
-    }
-
     /// The value at a dotted key path (`inClass.name`, `students.@count`). Traps where a key is
     /// unknown; ``valueThrowing(forKeyPath:)`` throws instead.
     public func value(forKeyPath keyPath: String) -> Any? {

@@ -106,10 +106,35 @@ extension NSManagedObject {
         didChangeValue(forKey: relationship.name)
     }
 
-    /// Traps (as Apple raises) for a relationship between objects of two different contexts.
+    /// Refuses a relationship between objects of two different contexts, or between an object of
+    /// a context and one of none (Apple raises in both cases). Two objects without a context may
+    /// be related.
     func checkContext(of destination: NSManagedObject, _ relationship: NSRelationshipDescription) throws {
-        if let mine = managedObjectContext, let theirs = destination.managedObjectContext, mine !== theirs {
+        if managedObjectContext !== destination.managedObjectContext {
             throw ManagedObjectAccessError.differentContexts(entity: entity.name ?? "?", key: relationship.name)
         }
+    }
+}
+
+extension NSManagedObject {
+    /// The IDs of a relationship's destinations (in order when ordered), read without firing
+    /// the destinations' faults. Traps for a key that is not a relationship.
+    public func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
+        guard let relationship = entity.relationshipsByName[key] else {
+            preconditionFailure("objectIDs(forRelationshipNamed:): entity \(entity.name ?? "?") has no relationship '\(key)'")
+        }
+        fireFaultIfNeeded()
+        if relationship.isToMany { return toManyList(key).objects.map(\.objectID) }
+        return (storage[key] as? NSManagedObject).map { [$0.objectID] } ?? []
+    }
+
+    /// Whether reading the relationship would go to the store: true while the object is a fault.
+    ///
+    /// Differs from Apple: relationships load with the object, so only an object fault counts.
+    public func hasFault(forRelationshipNamed key: String) -> Bool {
+        guard entity.relationshipsByName[key] != nil else {
+            preconditionFailure("hasFault(forRelationshipNamed:): entity \(entity.name ?? "?") has no relationship '\(key)'")
+        }
+        return faultFlag
     }
 }

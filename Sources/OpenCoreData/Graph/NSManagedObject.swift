@@ -1,10 +1,11 @@
 /// An object of the data model, managed by a context.
 ///
 /// Values live in the object; the context tracks its changes, maintains inverse relationships,
-/// applies delete rules and records undo. Aspects of the class are split by file:
-/// `+KeyValueCoding` (reading and writing properties), `+Relationships` (inverse maintenance),
-/// `+Faulting` (snapshots and faults), `+ChangeTracking` (changed and committed values) and
-/// `+Hooks` (the overridable lifecycle methods).
+/// applies delete rules and records undo. The overridable methods (key-value coding entry points
+/// and lifecycle hooks) are declared here; their helpers are split by aspect:
+/// `+KeyValueCoding` (reading and writing properties, typed accessors, relationship proxies),
+/// `+Relationships` (inverse maintenance), `+Faulting` (snapshots, faults, fetched properties)
+/// and `+ChangeTracking` (changed and committed values).
 ///
 /// Differences from Apple:
 /// - There is no Objective-C runtime: `@NSManaged` does not work on Linux. Use the `@Managed`
@@ -131,6 +132,25 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, @unchecked Sendable 
     /// of the entity: "entity Run has no property 'foo'".
     open func value(forKey key: String) -> Any? {
         do { return try valueThrowing(forKey: key) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// The value of a property, throwing ``KeyValueCodingError/unknownKey(key:owner:)`` with
+    /// `owner: "entity Run"` for a key the entity does not have. Predicates and sort descriptors
+    /// read managed objects through this. `objectID` and `entity` answer too, as in Apple's KVC.
+    /// Override it (calling `super` for other keys) to answer computed keys everywhere:
+    /// ``value(forKey:)``, key paths, predicates and sort descriptors all go through it.
+    open func valueThrowing(forKey key: String) throws -> Any? {
+        guard let property = entity.propertiesByName[key] else {
+            switch key {
+            case "objectID": return objectID
+            case "entity": return entity
+            case "managedObjectContext": return managedObjectContext
+            default: throw unknownKey(key)
+            }
+        }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        return read(property)
     }
 
     /// Sets a property, recording the change (and undo) and maintaining the inverse relationship.

@@ -60,11 +60,16 @@ extension NSManagedObjectContext {
     /// deleted, posts `NSManagedObjectContextObjectsDidChange` and closes the undo event group.
     public func processPendingChanges() {
         propagateDeletions()
+        dropDeletedInsertions()
+        postObjectsDidChange()
+        undoManager?.closeEventGroup()
+    }
+
+    /// Forgets objects that were inserted and then deleted before any save.
+    func dropDeletedInsertions() {
         for object in deletedList where object.committedSnapshot == nil {
             deletedList.remove(object)
             if registry[object.objectID] === object { registry[object.objectID] = nil }
         }
-        postObjectsDidChange()
-        undoManager?.closeEventGroup()
     }
 }

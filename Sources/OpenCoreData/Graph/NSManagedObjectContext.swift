@@ -13,6 +13,8 @@
 ///   `NSManagedObjectContextObjectsDidChange` posted, the undo event group closed) when you call
 ///   ``processPendingChanges()``, and by `save()`, `fetch(_:)`, `undo()` and `redo()`.
 /// - ``undoManager`` is `nil` by default, as on iOS; set an ``UndoManager`` to record undo.
+/// - Registered objects are kept until `reset()` or until their deletion is saved (Apple keeps
+///   unchanged ones weakly).
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How a context confines its work, with Apple's raw values.
     public enum ConcurrencyType: UInt, Sendable {
@@ -48,6 +50,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
 
     /// The age in seconds beyond which cached snapshots are refetched; negative means never stale.
+    ///
+    /// Differs from Apple: kept for source compatibility only. The context caches a snapshot
+    /// only between a fetch and the firing of the fault it returned, and `refresh(_:mergeChanges:)`
+    /// always reads the store.
     open var stalenessInterval: TimeInterval = -1
 
     /// Whether a fault whose row no longer exists fires into an object with nil values (`true`)
@@ -215,8 +221,20 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         undoManager?.registerUndo(withTarget: self) { context in context.undelete(object) }
     }
 
-    /// Takes an object out of the deleted list (back into the inserted list when it was never saved).
+    /// Takes an object out of the deleted list (back into the inserted list when it was never
+    /// saved). When its deletion was saved, the object is inserted again, as a new object.
     func undelete(_ object: NSManagedObject) {
+        if object.managedObjectContext == nil {
+            object.managedObjectContext = self
+            object.objectID = NSManagedObjectID(temporaryFor: object.entity)
+            object.committedSnapshot = nil
+            registry[object.objectID] = object
+            insertedList.insert(object)
+            eventInserted.insert(object)
+            undoManager?.registerUndo(withTarget: self) { context in context.markDeleted(object) }
+            if undoManager?.isUndoing == true { object.awakeFromSnapshotEvents(.undoDeletion) }
+            return
+        }
         deletedList.remove(object)
         pendingDeletions.removeAll { $0 === object }
         eventDeleted.remove(object)

@@ -42,6 +42,7 @@ public struct ManagedObjectModelError: Error, Sendable, Equatable, CustomStringC
     /// The element being read (e.g. `relationship 'owner' of entity 'Car'`), if any.
     public let element: String?
 
+    /// Creates an error of `kind` with a message, optionally located in a file and element.
     public init(_ kind: Kind, _ message: String, file: URL? = nil, element: String? = nil) {
         self.kind = kind
         self.message = message
@@ -49,6 +50,7 @@ public struct ManagedObjectModelError: Error, Sendable, Equatable, CustomStringC
         self.element = element
     }
 
+    /// `file: element: message`, leaving out the parts that are absent.
     public var description: String {
         var parts: [String] = []
         if let file { parts.append(file.path) }

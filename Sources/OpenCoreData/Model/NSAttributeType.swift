@@ -112,3 +112,38 @@ extension NSAttributeType {
         return nil
     }
 }
+
+extension NSAttributeDescription {
+    /// The Swift-native spelling of an attribute's type (`.string`, `.integer64`, …), as in
+    /// Core Data since iOS 15 / macOS 12; each value wraps an ``NSAttributeType``.
+    public struct AttributeType: Hashable, Sendable {
+        /// The wrapped ``NSAttributeType``.
+        public let rawValue: NSAttributeType
+
+        /// The attribute type wrapping `rawValue`.
+        public init(_ rawValue: NSAttributeType) { self.rawValue = rawValue }
+
+        public static let undefined = AttributeType(.undefinedAttributeType)
+        public static let integer16 = AttributeType(.integer16AttributeType)
+        public static let integer32 = AttributeType(.integer32AttributeType)
+        public static let integer64 = AttributeType(.integer64AttributeType)
+        public static let decimal = AttributeType(.decimalAttributeType)
+        public static let double = AttributeType(.doubleAttributeType)
+        public static let float = AttributeType(.floatAttributeType)
+        public static let string = AttributeType(.stringAttributeType)
+        public static let boolean = AttributeType(.booleanAttributeType)
+        public static let date = AttributeType(.dateAttributeType)
+        public static let binaryData = AttributeType(.binaryDataAttributeType)
+        public static let uuid = AttributeType(.UUIDAttributeType)
+        public static let uri = AttributeType(.URIAttributeType)
+        public static let transformable = AttributeType(.transformableAttributeType)
+        public static let objectID = AttributeType(.objectIDAttributeType)
+        public static let composite = AttributeType(.compositeAttributeType)
+    }
+
+    /// The attribute's type in the Swift-native spelling; the same setting as ``attributeType``.
+    public var type: AttributeType {
+        get { AttributeType(attributeType) }
+        set { attributeType = newValue.rawValue }
+    }
+}

@@ -23,6 +23,7 @@ open class NSFetchIndexDescription: NSObject, NSCopying, @unchecked Sendable {
     /// A predicate restricting the index to the matching rows (a partial index).
     open var partialIndexPredicate: NSPredicate? { willSet { checkMutable() } }
 
+    /// Creates an index named `name` over `elements`.
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {
         self.name = name
         self.elements = elements ?? []
@@ -34,6 +35,7 @@ open class NSFetchIndexDescription: NSObject, NSCopying, @unchecked Sendable {
         if let entity, !entity.isEditable { preconditionFailure(ManagedObjectModelError.immutableModelMessage) }
     }
 
+    /// A detached copy with copies of the elements.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSFetchIndexDescription(name: name, elements: elements.map { $0.copy() as! NSFetchIndexElementDescription })
         copy.partialIndexPredicate = partialIndexPredicate
@@ -78,6 +80,7 @@ open class NSFetchIndexElementDescription: NSObject, NSCopying, @unchecked Senda
     /// Whether the index orders the values ascending. Defaults to `true`.
     open var isAscending: Bool = true { willSet { checkMutable() } }
 
+    /// Creates an element over `property`, ascending.
     public init(property: NSPropertyDescription, collationType: NSFetchIndexElementType) {
         attachedProperty = property
         propertyName = property.name
@@ -99,6 +102,7 @@ open class NSFetchIndexElementDescription: NSObject, NSCopying, @unchecked Senda
         }
     }
 
+    /// A detached copy naming the same property.
     open func copy(with zone: NSZone? = nil) -> Any {
         NSFetchIndexElementDescription(propertyName: propertyName ?? "", collationType: collationType, ascending: isAscending)
     }

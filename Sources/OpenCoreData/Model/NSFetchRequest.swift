@@ -15,7 +15,9 @@ public enum NSPersistentStoreRequestType: UInt, Sendable {
 
 /// What a fetch request returns. Core Data's raw values.
 public struct NSFetchRequestResultType: OptionSet, Sendable, Hashable {
+    /// Core Data's raw value.
     public let rawValue: UInt
+    /// The result type with Core Data's raw value `rawValue`.
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
     /// Managed objects (the default).
@@ -43,6 +45,7 @@ open class NSPersistentStoreRequest: NSObject, NSCopying {
     /// Traps when the request may not change. Subclasses refine it.
     func checkMutable() {}
 
+    /// A copy with the same affected stores.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSPersistentStoreRequest()
         copy.affectedStores = affectedStores
@@ -130,6 +133,11 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest {
     }
 
     open override var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+
+    /// Points ``entity`` at the entity named ``entityName`` among `entities`, if there is one.
+    func resolveEntity(in entities: [String: NSEntityDescription]) {
+        if let entityName, let match = entities[entityName] { entity = match }
+    }
 
     override func checkMutable() {
         if isImmutableTemplate { preconditionFailure(ManagedObjectModelError.immutableFetchRequestMessage) }

@@ -37,6 +37,9 @@ extension NSManagedObjectModel {
                 return compiled
             } else if let apple = try readAppleCompiledModel(at: url) {
                 model = apple
+                if let info = try? AppleCompiledModelReader.versionInfo(ofModelDirectory: url) {
+                    versionURL = url.appendingPathComponent(info.currentVersionName).appendingPathExtension("mom")
+                }
             } else {
                 throw ManagedObjectModelError(.unsupportedFormat,
                     "not an .xcdatamodeld, .xcdatamodel, compiled model folder or .momd", file: url)
@@ -62,10 +65,9 @@ extension NSManagedObjectModel {
         return model
     }
 
-    /// Apple's compiled `.mom` file or `.momd` folder, read by the `model-mom` work.
-    ///
-    /// Until `AppleCompiledModelReader` is merged, nothing is recognised as Apple's format.
+    /// Apple's compiled `.mom` file or `.momd` folder; `nil` when `url` does not look like one.
     private static func readAppleCompiledModel(at url: URL) throws -> NSManagedObjectModel? {
-        nil
+        guard AppleCompiledModelReader.recognizes(url) else { return nil }
+        return try AppleCompiledModelReader.readModel(at: url)
     }
 }

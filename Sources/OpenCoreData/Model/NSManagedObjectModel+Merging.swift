@@ -8,6 +8,16 @@ extension NSManagedObjectModel {
         adopt(merged)
     }
 
+    /// The model merged from `models`, if it can hold the data of the store whose metadata is
+    /// `metadata` (its entity version hashes match the store's `NSStoreModelVersionHashes`);
+    /// otherwise `nil`.
+    public convenience init?(byMerging models: [NSManagedObjectModel], forStoreMetadata metadata: [String: Any]) {
+        guard let merged = try? NSManagedObjectModel.merging(models),
+              merged.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) else { return nil }
+        self.init()
+        adopt(merged)
+    }
+
     /// The throwing form of ``init(byMerging:)``. Not in Apple's API.
     ///
     /// An entity that two models define identically is taken once; two different entities with
@@ -57,7 +67,7 @@ extension NSManagedObjectModel {
             merged.setEntities(configuration.entities.compactMap { byName[$0] }, forConfigurationName: configuration.name)
         }
         for (name, template) in templates {
-            if let entityName = template.entityName, template.entity != nil { template.entity = byName[entityName] }
+            if template.entity != nil { template.resolveEntity(in: byName) }
             merged.setFetchRequestTemplate(template, forName: name)
         }
         merged.localizationDictionary = localization
@@ -76,5 +86,13 @@ extension NSManagedObjectModel {
             models.append(model)
         }
         return NSManagedObjectModel(byMerging: models)
+    }
+
+    /// The model merged from the models at `urls` that can hold the data of the store whose
+    /// metadata is `metadata`, or `nil`. Differs from Apple in taking URLs instead of bundles.
+    public class func mergedModel(from urls: [URL], forStoreMetadata metadata: [String: Any]) -> NSManagedObjectModel? {
+        guard let merged = mergedModel(from: urls),
+              merged.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) else { return nil }
+        return merged
     }
 }

@@ -14,6 +14,8 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     private var configurationMembers: [(name: String, entities: [String])] = []
     private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
     private var editable = true
+    /// The entities by name, computed once the model is immutable.
+    private var frozenEntitiesByName: [String: NSEntityDescription]?
 
     /// The configuration name Core Data uses for "all entities".
     static let defaultConfigurationName = NSPersistentStore.defaultConfigurationName
@@ -37,7 +39,8 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
 
     /// The model's entities by name.
     open var entitiesByName: [String: NSEntityDescription] {
-        Dictionary(entityList.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { first, _ in first })
+        if let frozenEntitiesByName { return frozenEntitiesByName }
+        return Dictionary(entityList.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { first, _ in first })
     }
 
     // MARK: Configurations
@@ -110,6 +113,12 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
                    uniquingKeysWith: { first, _ in first })
     }
 
+    /// The model's checksum, base64-encoded: the value Xcode writes in `VersionInfo.plist`
+    /// (`NSManagedObjectModel_VersionChecksums`) and Core Data in store metadata.
+    open var versionChecksum: String {
+        VersionHasher.modelChecksum(entityVersionHashes: entityVersionHashesByName).base64EncodedString()
+    }
+
     /// Whether a store whose metadata is `metadata` holds data of configuration `configuration`
     /// of this model: the store's `NSStoreModelVersionHashes` equal the hashes of the
     /// configuration's entities.
@@ -144,7 +153,14 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     /// Lookups are computed once here; fetch request templates become immutable too.
     func freeze() {
         guard editable else { return }
+        let byName = entitiesByName
+        for entity in entityList {
+            for case let relationship as NSRelationshipDescription in entity.declaredProperties {
+                relationship.resolveReferences(in: byName)
+            }
+        }
         editable = false
+        frozenEntitiesByName = byName
         for root in entityList where root.superentity == nil {
             for entity in [root] + root.allSubentities { entity.freezeLookups() }
         }
@@ -166,7 +182,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         copy.configurationMembers = configurationMembers
         for (name, template) in templates {
             let templateCopy = template.copy() as! NSFetchRequest<NSFetchRequestResult>
-            if let entityName = templateCopy.entityName, template.entity != nil { templateCopy.entity = byName[entityName] }
+            if template.entity != nil { templateCopy.resolveEntity(in: byName) }
             copy.templates[name] = templateCopy
         }
         copy.localizationDictionary = localizationDictionary

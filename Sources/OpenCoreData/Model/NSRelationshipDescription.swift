@@ -43,10 +43,30 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     private weak var destination: NSEntityDescription?
     private weak var inverse: NSRelationshipDescription?
 
-    /// The name of the destination entity, kept with the reference.
-    var destinationEntityName: String? { willSet { checkMutable() } }
-    /// The name of the inverse relationship (on the destination entity), kept with the reference.
-    var inverseName: String? { willSet { checkMutable() } }
+    private var storedDestinationName: String?
+    private var storedInverseName: String?
+
+    /// The name of the destination entity: the attached entity's current name, or the name a
+    /// model file gave.
+    var destinationEntityName: String? {
+        get { destination?.name ?? storedDestinationName }
+        set {
+            checkMutable()
+            storedDestinationName = newValue
+            if let destination, destination.name != newValue { self.destination = nil }
+        }
+    }
+
+    /// The name of the inverse relationship (on the destination entity), resolved like
+    /// ``destinationEntityName``.
+    var inverseName: String? {
+        get { inverse?.name ?? storedInverseName }
+        set {
+            checkMutable()
+            storedInverseName = newValue
+            if let inverse, inverse.name != newValue { self.inverse = nil }
+        }
+    }
 
     /// The entity at the other end of the relationship.
     open var destinationEntity: NSEntityDescription? {
@@ -58,7 +78,7 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
         set {
             checkMutable()
             destination = newValue
-            destinationEntityName = newValue?.name
+            storedDestinationName = newValue?.name
         }
     }
 
@@ -72,7 +92,7 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
         set {
             checkMutable()
             inverse = newValue
-            inverseName = newValue?.name
+            storedInverseName = newValue?.name
         }
     }
 
@@ -97,9 +117,9 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
         super.copyState(from: other)
         guard let other = other as? NSRelationshipDescription else { return }
         destination = other.destination
-        destinationEntityName = other.destinationEntityName
+        storedDestinationName = other.destinationEntityName
         inverse = other.inverse
-        inverseName = other.inverseName
+        storedInverseName = other.inverseName
         minCount = other.minCount
         maxCount = other.maxCount
         isOrdered = other.isOrdered
@@ -108,8 +128,17 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
 
     /// Drops the references, keeping the names, so that they resolve in another model (copies).
     func detachReferences() {
+        storedDestinationName = destinationEntityName
+        storedInverseName = inverseName
         destination = nil
         inverse = nil
+    }
+
+    /// Attaches the destination and inverse found by name in `entities`, so that lookups no
+    /// longer go through the model (done when the model becomes immutable).
+    func resolveReferences(in entities: [String: NSEntityDescription]) {
+        if destination == nil, let name = storedDestinationName { destination = entities[name] }
+        if inverse == nil, let name = storedInverseName { inverse = destination?.relationshipsByName[name] }
     }
 
     override func hasEqualState(_ other: NSPropertyDescription) -> Bool {

@@ -16,7 +16,8 @@ extension NSAttributeDescription {
     /// maximum and regular expression (`minValueString`, `maxValueString`,
     /// `regularExpressionString` in an Xcode model):
     /// - numbers: `SELF >= min`, `SELF <= max`, warnings 1620 and 1610;
-    /// - dates (written as seconds since 2001): `SELF >= date`, `SELF <= date`, warnings 1640 and 1630;
+    /// - dates (written as seconds since 2001): `SELF >= CAST(seconds, "NSDate")` and `<=`, warnings
+///   1640 and 1630;
     /// - strings and binary data: `length >= min`, `length <= max`, warnings 1670 and 1660;
     /// - a regular expression: `SELF MATCHES pattern`, warning 1680.
     ///
@@ -39,8 +40,10 @@ extension NSAttributeDescription {
                 value = NSAttributeType.integer64AttributeType.value(fromModelString: string)
                 code = lengthCode
             case .dateAttributeType:
+                // A `Date` constant, which prints as `CAST(<seconds since 2001>, "NSDate")` as
+                // Core Data writes date bounds, and which the parser folds that form back into.
                 left = NSExpression.expressionForEvaluatedObject()
-                value = type.value(fromModelString: string)
+                value = Double(string.trimmingCharacters(in: .whitespaces)).map { Date(timeIntervalSinceReferenceDate: $0) }
                 code = dateCode
             case let numeric where numeric.isNumeric:
                 left = NSExpression.expressionForEvaluatedObject()

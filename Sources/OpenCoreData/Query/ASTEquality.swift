@@ -45,6 +45,11 @@ enum ASTEquality {
             return x == y
         case let (.aggregate(x), .aggregate(y)):
             return isEqual(x, y)
+        case let (.constant(value), .aggregate(items)), let (.aggregate(items), .constant(value)):
+            // `%@` with an array or set is a constant; `predicateFormat` prints it as `{…}`, which
+            // parses to an aggregate. They are equal when the aggregate holds the same constants.
+            guard let values = constantValues(items) else { return false }
+            return ValueComparison.isEqualConstant(value, values)
         case let (.unionSet(xl, xr), .unionSet(yl, yr)),
              let (.intersectSet(xl, xr), .intersectSet(yl, yr)),
              let (.minusSet(xl, xr), .minusSet(yl, yr)):
@@ -56,6 +61,21 @@ enum ASTEquality {
         default:
             return false
         }
+    }
+
+    /// The values of an aggregate made only of constants (and nested such aggregates).
+    private static func constantValues(_ items: [NSExpression]) -> [Any]? {
+        var values: [Any] = []
+        for item in items {
+            switch item.node {
+            case .constant(let value): values.append(value ?? NSNull())
+            case .aggregate(let nested):
+                guard let nestedValues = constantValues(nested) else { return nil }
+                values.append(nestedValues)
+            default: return nil
+            }
+        }
+        return values
     }
 
     private static func isEqual(_ a: [NSExpression], _ b: [NSExpression]) -> Bool {

@@ -43,7 +43,8 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     ///   `"from:subtract:"`, `a * b` `"multiply:by:"`, `a / b` `"divide:by:"`, `a ** b`
     ///   `"raise:toPower:"`; unary minus on a non-literal is `"from:subtract:"` with a constant 0.
     /// - `a[i]` is `.function("objectFrom:withIndex:", [a, i])`, where `i` may be `.symbolic`.
-    /// - `CAST(x, 'NSDate')` is `.function("castObject:toType:", [x, constant "NSDate"])`.
+    /// - `CAST(x, 'NSDate')` is `.function("castObject:toType:", [x, constant "NSDate"])`, except
+    ///   that a numeric constant `x` folds to a `Date` constant, the form `predicateFormat` prints.
     /// - `FUNCTION(receiver, 'selector:', args…)` is `.functionOn(receiver, "selector:", args)`.
     /// - `{a, b}` is `.aggregate([a, b])`; a constant array from `%@` stays `.constant([…])`.
     indirect enum Node {
@@ -258,15 +259,15 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// The expression a conditional returns when its predicate holds.
-    public var `true`: NSExpression {
+    public var trueExpression: NSExpression {
         if case .conditional(_, let t, _) = node { return t }
-        return wrongType("true")
+        return wrongType("trueExpression")
     }
 
     /// The expression a conditional returns when its predicate fails.
-    public var `false`: NSExpression {
+    public var falseExpression: NSExpression {
         if case .conditional(_, _, let f) = node { return f }
-        return wrongType("false")
+        return wrongType("falseExpression")
     }
 
     /// The block of a block expression.

@@ -56,6 +56,49 @@ import Testing
         #expect(performing: { try missingFile.run() }, throws: isExit2)
     }
 
+    @Test func evalPrintsTrueOrFalse() throws {
+        #expect(try PredicateTool.evaluate(format: "age > %d", objectJSON: #"{"age": 4}"#, argumentsJSON: "[3]", variablesJSON: nil))
+        #expect(try !PredicateTool.evaluate(format: "age > $MIN", objectJSON: #"{"age": 4}"#, argumentsJSON: nil, variablesJSON: #"{"MIN": 5}"#))
+        #expect(try PredicateTool.evaluate(format: "name == nil", objectJSON: #"{"name": null}"#, argumentsJSON: nil, variablesJSON: nil))
+        #expect(try PredicateTool.evaluate(format: "SELF == nil", objectJSON: "null", argumentsJSON: nil, variablesJSON: nil))
+        #expect(try PredicateTool.evaluate(format: "tags CONTAINS 'b' AND ANY items.price > 10", objectJSON:
+            #"{"tags": {"$set": ["a", "b"]}, "items": [{"price": 5}, {"price": 12.5}]}"#, argumentsJSON: nil, variablesJSON: nil))
+        #expect(try PredicateTool.evaluate(format: "when > %@", objectJSON: #"{"when": {"$date": "2024-05-01T12:00:00Z"}}"#,
+                                           argumentsJSON: #"[{"$date": "2024-01-01T00:00:00Z"}]"#, variablesJSON: nil))
+        #expect(try PredicateTool.evaluate(format: "flag == YES AND n == 2", objectJSON: #"{"flag": true, "n": 2.0}"#,
+                                           argumentsJSON: nil, variablesJSON: nil))
+        let command = try #require(try CoreDataCommand.parseAsRoot(
+            ["predicate", "eval", "age > %d", "--object", #"{"age": 4}"#, "--arguments", "[3]"]) as? PredicateEvalCommand)
+        try command.run()
+    }
+
+    @Test func evaluationErrorsExitWithStatus2() throws {
+        #expect(throws: (any Error).self) {
+            try PredicateTool.evaluate(format: "a == $UNBOUND", objectJSON: "{}", argumentsJSON: nil, variablesJSON: nil)
+        }
+        let unbound = try #require(try CoreDataCommand.parseAsRoot(["predicate", "eval", "a == $X", "--object", "{}"]) as? PredicateEvalCommand)
+        #expect(performing: { try unbound.run() }, throws: isExit2)
+    }
+
+    @Test func casesFile() throws {
+        let text = """
+            {"format": "age > %d", "object": {"age": 4}, "arguments": [3]}
+            {"format": "age > $MIN", "object": {"age": 4}, "variables": {"MIN": 5}}
+            {"format": "a == $X", "object": {}}
+            {"format": "name ==[c] 'BOB'", "object": {"name": "bob"}, "arguments": [], "variables": {}}
+            """
+        let lines = PredicateTool.evaluateCases(text)
+        #expect(lines.count == 4)
+        #expect(Array(lines[0...1]) == ["true", "false"])
+        #expect(lines[2].hasPrefix("error: "))
+        #expect(lines[3] == "true")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("predicate-cases-\(UUID().uuidString).jsonl")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let command = try #require(try CoreDataCommand.parseAsRoot(["predicate", "eval", "--cases", url.path]) as? PredicateEvalCommand)
+        try command.run()
+    }
+
     @Test func caseLinesReportErrorsInPlace() {
         let text = """
             {"format": "a ==", "object": {}}

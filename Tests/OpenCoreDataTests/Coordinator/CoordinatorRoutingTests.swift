@@ -133,3 +133,102 @@ import Testing
         #expect(error.code == NSManagedObjectReferentialIntegrityError)
     }
 }
+
+/// Dictionary fetches over several stores are built over all their rows.
+@Suite struct CoordinatorMergedDictionaryTests {
+    @Test func aggregatesAndGroupsSpanStores() throws {
+        let fixture = CompanyFixture()
+        let first = try fixture.addStore()
+        let second = try fixture.addStore()
+        try fixture.insertDepartment("Sales", budget: 1, employees: [("Ann", 100), ("Cid", 300)], into: first)
+        try fixture.insertDepartment("Sales", budget: 1, employees: [("Bob", 200)], into: second)
+        try fixture.insertDepartment("Tech", budget: 2, employees: [("Dee", 400)], into: second)
+
+        let total = NSExpressionDescription()
+        total.name = "total"
+        total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "salary")])
+        let request = fixture.request("Employee", sort: [("department.name", true)])
+        request.propertiesToFetch = ["department.name", total]
+        request.propertiesToGroupBy = ["department.name"]
+        let rows = try fixture.dictionaries(request)
+        #expect(rows.map { $0["department.name"] as? String } == ["Sales", "Tech"])
+        #expect(rows.map { ($0["total"] as? NSNumber)?.intValue } == [600, 400])
+
+        let all = fixture.request("Employee")
+        all.propertiesToFetch = [total]
+        #expect((try fixture.dictionaries(all).first?["total"] as? NSNumber)?.intValue == 1000)
+
+        let distinct = fixture.request("Department", sort: [("name", false)])
+        distinct.propertiesToFetch = ["name"]
+        distinct.returnsDistinctResults = true
+        distinct.fetchLimit = 1
+        #expect(try fixture.dictionaries(distinct).map { $0["name"] as? String } == ["Tech"])
+    }
+
+    @Test func destroyRemovesTheStoreAndItsFile() throws {
+        let fixture = CompanyFixture()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("destroy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Store.bin")
+        try Data([1]).write(to: url)
+        try Data([2]).write(to: URL(fileURLWithPath: url.path + "-wal"))
+        let type = "FileBacked-\(UUID().uuidString)"
+        NSPersistentStoreCoordinator.registerStoreClass(CoordinatorStoreFileTests.FileBackedStore.self, type: type)
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, type: type) }
+        try fixture.coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
+        try fixture.coordinator.destroyPersistentStore(at: url, ofType: type)
+        #expect(fixture.coordinator.persistentStores.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
+        let error = try #require(throws: NSError.self) {
+            try fixture.coordinator.destroyPersistentStore(at: url, ofType: "Nonsense")
+        }
+        #expect(error.code == NSPersistentStoreInvalidTypeError)
+    }
+
+    @Test func inMemoryStoresMayShareDevNullAndDestroyingThemDeletesNothing() throws {
+        let fixture = CompanyFixture()
+        let devNull = URL(fileURLWithPath: "/dev/null")
+        try fixture.coordinator.addPersistentStore(type: .inMemory, at: devNull)
+        try fixture.coordinator.addPersistentStore(type: .inMemory, at: devNull)
+        #expect(fixture.coordinator.persistentStores.count == 2)
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("kept")
+        try Data([1]).write(to: file)
+        try fixture.coordinator.addPersistentStore(type: .inMemory, at: file)
+        try fixture.coordinator.destroyPersistentStore(at: file, type: .inMemory)
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        #expect(fixture.coordinator.persistentStores.count == 2)
+        try fixture.coordinator.destroyPersistentStore(at: devNull, type: .inMemory)
+        #expect(FileManager.default.fileExists(atPath: "/dev/null"))
+    }
+}
+
+/// The coordinator serializes concurrent callers.
+@Suite struct CoordinatorConcurrencyTests {
+    @Test func concurrentSavesAndFetchesAreSerialized() throws {
+        nonisolated(unsafe) let fixture = CompanyFixture()
+        try fixture.addStore()
+        nonisolated(unsafe) var failures: [Error] = []
+        let failureLock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: 40) { index in
+            do {
+                try fixture.insert("Employee", ["name": "E\(index)", "salary": Int64(index)])
+                _ = try fixture.count(fixture.request("Employee", "salary >= 0"))
+            } catch {
+                failureLock.lock()
+                failures.append(error)
+                failureLock.unlock()
+            }
+        }
+        #expect(failures.isEmpty)
+        #expect(try fixture.count(fixture.request("Employee")) == 40)
+        guard case .objectIDs(let ids) = try fixture.coordinator.executeFetch(fixture.request("Employee", resultType: .managedObjectIDResultType)) else {
+            Issue.record("expected IDs")
+            return
+        }
+        #expect(Set(ids.compactMap(\.primaryKey)) == Set(1...40), "every key handed out once")
+    }
+}

@@ -109,6 +109,23 @@ struct ContextUndoTests {
         #expect(run.events.contains("snapshot(\(NSSnapshotEventType.undoInsertion.rawValue))"))
     }
 
+    @Test func undoAndRedoTheDeletionOfANewObject() {
+        let context = GraphTestModel.context(undo: true)
+        let klass = GraphTestModel.insert("ClassEntity", context)
+        let student = GraphTestModel.insert("StudentEntity", context, ["inClass": klass])
+        context.processPendingChanges()
+        context.delete(student)
+        context.processPendingChanges()
+        #expect(context.insertedObjects == [klass])
+        context.undo()
+        #expect(context.insertedObjects == [klass, student])
+        #expect(student.value(forKey: "inClass") as? NSManagedObject === klass)
+        #expect(klass.value(forKey: "students") as? Set<NSManagedObject> == [student])
+        context.redo()
+        #expect(context.insertedObjects == [klass] && context.registeredObject(for: student.objectID) == nil)
+        #expect((klass.value(forKey: "students") as? Set<NSManagedObject>)?.isEmpty == true)
+    }
+
     @Test func eachEventIsOneUndoGroup() {
         let context = GraphTestModel.context(undo: true)
         let run = GraphTestModel.insert("Run", context)

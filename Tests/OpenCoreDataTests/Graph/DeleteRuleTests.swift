@@ -89,5 +89,7 @@ extension NSManagedObjectContext {
             object.committedSnapshot = object.persistentSnapshot()
             insertedList.remove(object)
         }
+        processPendingChanges()
+        undoManager?.removeAllActions()
     }
 }

@@ -113,6 +113,17 @@ struct RelationshipTests {
         #expect(student.changedValuesForCurrentEvent()["inClass"] is NSNull)
     }
 
+    @Test func objectIDsOfARelationship() {
+        let context = GraphTestModel.context()
+        let list = GraphTestModel.insert("Playlist", context)
+        let a = GraphTestModel.insert("Track", context)
+        let b = GraphTestModel.insert("Track", context)
+        list.setValue(NSOrderedSet(array: [b, a]), forKey: "tracks")
+        #expect(list.objectIDs(forRelationshipNamed: "tracks") == [b.objectID, a.objectID])
+        #expect(a.objectIDs(forRelationshipNamed: "playlist") == [list.objectID])
+        #expect(!list.hasFault(forRelationshipNamed: "tracks"))
+    }
+
     @Test func relationshipsBetweenContextsAreRefused() {
         let model = GraphTestModel.make()
         let first = GraphTestModel.context(model: model)
@@ -122,5 +133,10 @@ struct RelationshipTests {
         #expect(throws: ManagedObjectAccessError.differentContexts(entity: "StudentEntity", key: "inClass")) {
             try student.setValueThrowing(klass, forKey: "inClass")
         }
+        let loose = NSManagedObject(entity: model.entitiesByName["ClassEntity"]!, insertInto: nil)
+        #expect(throws: ManagedObjectAccessError.self) { try student.setValueThrowing(loose, forKey: "inClass") }
+        let looseStudent = NSManagedObject(entity: model.entitiesByName["StudentEntity"]!, insertInto: nil)
+        looseStudent.setValue(loose, forKey: "inClass")
+        #expect(loose.value(forKey: "students") as? Set<NSManagedObject> == [looseStudent])
     }
 }

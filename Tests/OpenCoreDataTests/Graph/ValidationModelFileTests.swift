@@ -42,37 +42,37 @@ import Testing
 
     @Test func compiledConstraintsAndLocalizedMessages() throws {
         let model = try loadModel()
-        let item = model[entity: "Item"]
+        let item = model.entitiesByName["Item"]!
         let object = ValidationTestObject.make(item)
 
-        #expect(validating(object, "sku", "A-1").error == nil)
-        let short = try #require(validating(object, "sku", "AB").error)
+        #expect(validatingValue(object, "sku", "A-1").error == nil)
+        let short = try #require(validatingValue(object, "sku", "AB").error)
         #expect(short.code == NSValidationStringTooShortError)
         #expect(short.localizedDescription == "Stock code is too short.")
-        #expect(try #require(validating(object, "sku", "ABCDEF-12").error).code == NSValidationStringTooLongError)
-        let pattern = try #require(validating(object, "sku", "ab-12").error)
+        #expect(try #require(validatingValue(object, "sku", "ABCDEF-12").error).code == NSValidationStringTooLongError)
+        let pattern = try #require(validatingValue(object, "sku", "ab-12").error)
         #expect(pattern.code == NSValidationStringPatternMatchingError)
         #expect(pattern.localizedDescription == "Stock code does not match the required pattern.")
         #expect((pattern.userInfo[NSValidationPredicateErrorKey] as? NSPredicate)?.predicateFormat == "SELF MATCHES \"[A-Z]+-[0-9]+\"")
 
-        let large = try #require(validating(object, "quantity", 100).error)
+        let large = try #require(validatingValue(object, "quantity", 100).error)
         #expect(large.code == NSValidationNumberTooLargeError)
         #expect(large.localizedDescription == "Quantity is too large.")
-        #expect(try #require(validating(object, "quantity", Int32(0)).error).code == NSValidationNumberTooSmallError)
-        #expect(validating(object, "quantity", 99).value as? Int32 == 99)
+        #expect(try #require(validatingValue(object, "quantity", Int32(0)).error).code == NSValidationNumberTooSmallError)
+        #expect(validatingValue(object, "quantity", 99).value as? Int32 == 99)
 
-        let tags = (0..<3).map { _ in ValidationTestObject.make(model[entity: "Tag"]) as NSManagedObject }
-        let many = try #require(validating(object, "tags", Set(tags)).error)
+        let tags = (0..<3).map { _ in ValidationTestObject.make(model.entitiesByName["Tag"]!) as NSManagedObject }
+        let many = try #require(validatingValue(object, "tags", Set(tags)).error)
         #expect(many.code == NSValidationRelationshipExceedsMaximumCountError)
         #expect(many.localizedDescription == "Article has too many tags.")
     }
 
     @Test func denyRuleFromTheModelFile() throws {
         let model = try loadModel()
-        let tag = ValidationTestObject.make(model[entity: "Tag"]) as NSManagedObject
-        let item = ValidationTestObject.make(model[entity: "Item"], ["sku": "AB-12", "tags": Set([tag])])
+        let tag = ValidationTestObject.make(model.entitiesByName["Tag"]!) as NSManagedObject
+        let item = ValidationTestObject.make(model.entitiesByName["Item"]!, ["sku": "AB-12", "tags": Set([tag])])
         try item.validateForInsert()
-        let error = try #require(thrownError { try item.validateForDelete() })
+        let error = try #require(thrownValidationError { try item.validateForDelete() })
         #expect(error.code == NSValidationRelationshipDeniedDeleteError)
         #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "tags")
     }

@@ -5,8 +5,8 @@ import Testing
 /// localized messages.
 @Suite struct ValidationObjectTests {
     let model = ValidationModels.make()
-    var person: NSEntityDescription { model[entity: "Person"] }
-    var department: NSEntityDescription { model[entity: "Department"] }
+    var person: NSEntityDescription { model.entitiesByName["Person"]! }
+    var department: NSEntityDescription { model.entitiesByName["Department"]! }
 
     /// A Person that passes every rule.
     func validPerson(_ extra: [String: Any] = [:]) -> ValidationTestObject {
@@ -24,7 +24,7 @@ import Testing
     @Test func oneErrorIsThrownAsItself() throws {
         let object = validPerson(["age": 200])
         for phase in [ObjectValidation.Phase.insert, .update] {
-            let error = try #require(thrownError { try ObjectValidation.validate(object, for: phase) })
+            let error = try #require(thrownValidationError { try ObjectValidation.validate(object, for: phase) })
             #expect(error.code == NSValidationNumberTooLargeError)
             #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "age")
             #expect(error.userInfo[NSDetailedErrorsKey] == nil)
@@ -34,7 +34,7 @@ import Testing
     @Test func severalErrorsAreGatheredInto1560() throws {
         let object = ValidationTestObject.make(person, ["age": -5, "weight": "heavy",
                                                         "friends": Set([validPerson() as NSManagedObject])])
-        let error = try #require(thrownError { try object.validateForInsert() })
+        let error = try #require(thrownValidationError { try object.validateForInsert() })
         #expect(error.domain == NSCocoaErrorDomain)
         #expect(error.code == NSValidationMultipleErrorsError)
         #expect(error.localizedDescription == "Multiple validation errors occurred.")
@@ -44,13 +44,13 @@ import Testing
                                         NSManagedObjectValidationError, NSValidationRelationshipLacksMinimumCountError])
         #expect(details.map { $0.userInfo[NSValidationKeyErrorKey] as? String } == ["name", "age", "weight", "friends"])
         #expect(details.allSatisfy { $0.userInfo[NSValidationObjectErrorKey] as? NSManagedObject === object })
-        let update = try #require(thrownError { try object.validateForUpdate() })
+        let update = try #require(thrownValidationError { try object.validateForUpdate() })
         #expect((update.userInfo[NSDetailedErrorsKey] as? [NSError])?.count == 4)
     }
 
     @Test func inheritedAndTransientPropertiesAreValidated() throws {
-        let employee = ValidationTestObject.make(model[entity: "Employee"], ["nickname": "A"])
-        let error = try #require(thrownError { try employee.validateForInsert() })
+        let employee = ValidationTestObject.make(model.entitiesByName["Employee"]!, ["nickname": "A"])
+        let error = try #require(thrownValidationError { try employee.validateForInsert() })
         let details = try #require(error.userInfo[NSDetailedErrorsKey] as? [NSError])
         // Inherited `name` (required), transient `nickname` (too short), own `badge` and `office`.
         #expect(details.map { $0.userInfo[NSValidationKeyErrorKey] as? String } == ["name", "nickname", "badge", "office"])
@@ -75,7 +75,7 @@ import Testing
     @Test func denyRuleRefusesDeletionWhileDestinationsRemain() throws {
         let member = validPerson()
         let dept = ValidationTestObject.make(department, ["members": Set([member as NSManagedObject])])
-        let error = try #require(thrownError { try dept.validateForDelete() })
+        let error = try #require(thrownValidationError { try dept.validateForDelete() })
         #expect(error.code == NSValidationRelationshipDeniedDeleteError)
         #expect(error.code == CocoaError.Code.validationRelationshipDeniedDelete.rawValue)
         #expect(error.userInfo[NSValidationObjectErrorKey] as? NSManagedObject === dept)
@@ -84,7 +84,7 @@ import Testing
         #expect(error.localizedDescription == "members is not empty, so the object can’t be deleted.")
 
         dept.values["head"] = member
-        let both = try #require(thrownError { try dept.validateForDelete() })
+        let both = try #require(thrownValidationError { try dept.validateForDelete() })
         #expect(both.code == NSValidationMultipleErrorsError)
         #expect((both.userInfo[NSDetailedErrorsKey] as? [NSError])?.map(\.code) == [1600, 1600])
 
@@ -98,14 +98,14 @@ import Testing
 
     @Test func overrideThatRejects() throws {
         let object = ValidatedPerson.make(person, ["name": "Nobody"])
-        let direct = try #require(validating(object, "name", "Nobody").error)
+        let direct = try #require(validatingValue(object, "name", "Nobody").error)
         #expect(direct.code == NSManagedObjectValidationError)
         #expect(direct.localizedDescription == "name can’t be Nobody.")
         #expect(direct.userInfo[NSValidationValueErrorKey] as? String == "Nobody")
         #expect(direct.userInfo[NSValidationObjectErrorKey] as? NSManagedObject === object)
         // The save-time validation goes through the override and gathers its error with the model's.
         object.values["age"] = 999
-        let error = try #require(thrownError { try object.validateForUpdate() })
+        let error = try #require(thrownValidationError { try object.validateForUpdate() })
         let details = try #require(error.userInfo[NSDetailedErrorsKey] as? [NSError])
         #expect(details.map(\.code) == [NSManagedObjectValidationError, NSValidationNumberTooLargeError])
         #expect(details[0].localizedDescription == "name can’t be Nobody.")
@@ -113,15 +113,15 @@ import Testing
 
     @Test func overrideThatCoerces() throws {
         let object = ValidatedPerson.make(person, ["name": "Ann", "code": "42", "nickname": "  Annie "])
-        let code = validating(object, "code", "42")
+        let code = validatingValue(object, "code", "42")
         #expect(code.error == nil)
         #expect(code.value as? Int32 == 42)
-        #expect(validating(object, "nickname", "  Annie ").value as? String == "Annie")
+        #expect(validatingValue(object, "nickname", "  Annie ").value as? String == "Annie")
         // Coerced before the model's rules, so the text passes as an Integer 32.
         try object.validateForInsert()
         // Without the override the same text is of the wrong type.
         let plain = ValidationTestObject.make(person, ["name": "Ann", "code": "42"])
-        #expect(try #require(thrownError { try plain.validateForInsert() }).code == NSManagedObjectValidationError)
+        #expect(try #require(thrownValidationError { try plain.validateForInsert() }).code == NSManagedObjectValidationError)
     }
 
     @Test func overrideThatSkipsSuperSkipsTheModelRules() throws {
@@ -132,19 +132,19 @@ import Testing
             }
         }
         try Lenient.make(person).validateForInsert()
-        #expect(thrownError { try ValidationTestObject.make(person).validateForInsert() } != nil)
+        #expect(thrownValidationError { try ValidationTestObject.make(person).validateForInsert() } != nil)
     }
 
     @Test func interpropertyOverrideCombinesWithSuper() throws {
-        try RetiredPerson.make(person, ["name": "Ann", "age": 70, "active": false]).validateForInsert()
-        let one = try #require(thrownError {
-            try RetiredPerson.make(self.person, ["name": "Ann", "age": 30, "active": false]).validateForInsert()
+        try ValidationRetiredPerson.make(person, ["name": "Ann", "age": 70, "active": false]).validateForInsert()
+        let one = try #require(thrownValidationError {
+            try ValidationRetiredPerson.make(self.person, ["name": "Ann", "age": 30, "active": false]).validateForInsert()
         })
         #expect(one.code == NSManagedObjectValidationError)
         #expect(one.localizedDescription == "Under 60 means active.")
         #expect(one.userInfo[NSValidationKeyErrorKey] as? String == "active")
-        let both = try #require(thrownError {
-            try RetiredPerson.make(self.person, ["age": 30, "active": false]).validateForInsert()
+        let both = try #require(thrownValidationError {
+            try ValidationRetiredPerson.make(self.person, ["age": 30, "active": false]).validateForInsert()
         })
         #expect(both.code == NSValidationMultipleErrorsError)
         let details = try #require(both.userInfo[NSDetailedErrorsKey] as? [NSError])
@@ -174,16 +174,16 @@ import Testing
             "ErrorString/Title must start with Dept": "Le titre doit commencer par Dept",
             "ErrorString/Multiple validation errors occurred.": "Plusieurs erreurs de validation.",
         ])
-        let person = ValidationTestObject.make(model[entity: "Person"])
-        #expect(validating(person, "name", nil).error?.localizedDescription == "Nom est obligatoire (Personne).")
+        let person = ValidationTestObject.make(model.entitiesByName["Person"]!)
+        #expect(validatingValue(person, "name", nil).error?.localizedDescription == "Nom est obligatoire (Personne).")
         // Property/<key>/Entity/<Entity> wins, and superentities are searched for it.
-        #expect(validating(person, "age", 151).error?.localizedDescription == "Âge is too large.")
-        let employee = ValidationTestObject.make(model[entity: "Employee"])
-        #expect(validating(employee, "age", 151).error?.localizedDescription == "Âge is too large.")
-        #expect(validating(employee, "name", "A").error?.localizedDescription == "Nom de l’employé is too short.")
-        let title = validating(ValidationTestObject.make(model[entity: "Department"]), "title", "Sales").error
+        #expect(validatingValue(person, "age", 151).error?.localizedDescription == "Âge is too large.")
+        let employee = ValidationTestObject.make(model.entitiesByName["Employee"]!)
+        #expect(validatingValue(employee, "age", 151).error?.localizedDescription == "Âge is too large.")
+        #expect(validatingValue(employee, "name", "A").error?.localizedDescription == "Nom de l’employé is too short.")
+        let title = validatingValue(ValidationTestObject.make(model.entitiesByName["Department"]!), "title", "Sales").error
         #expect(title?.localizedDescription == "Le titre doit commencer par Dept")
-        let several = try #require(thrownError { try employee.validateForInsert() })
+        let several = try #require(thrownValidationError { try employee.validateForInsert() })
         #expect(several.code == NSValidationMultipleErrorsError)
         #expect(several.localizedDescription == "Plusieurs erreurs de validation.")
     }
@@ -193,8 +193,8 @@ import Testing
     @Test(arguments: [Int32(0), Int32(-1)])
     func seedProcessIDRule(_ processID: Int32) throws {
         let model = ValidationModels.run()
-        let run = ValidationTestObject.make(model[entity: "Run"], ["date": Date(), "processID": processID])
-        let error = try #require(thrownError { try run.validateForInsert() })
+        let run = ValidationTestObject.make(model.entitiesByName["Run"]!, ["date": Date(), "processID": processID])
+        let error = try #require(thrownValidationError { try run.validateForInsert() })
         #expect(error.domain == NSCocoaErrorDomain)
         #expect(error.code == NSManagedObjectValidationError)
         #expect(error.localizedDescription == "Process ID must not be less than 1")
@@ -206,13 +206,13 @@ import Testing
 
     @Test func seedRunWithAProcessIDPasses() throws {
         let model = ValidationModels.run()
-        let run = ValidationTestObject.make(model[entity: "Run"], ["date": Date(), "processID": Int32(4242)])
+        let run = ValidationTestObject.make(model.entitiesByName["Run"]!, ["date": Date(), "processID": Int32(4242)])
         try run.validateForInsert()
         // A plain Int from the command line is an Integer 32 too.
         run.values["processID"] = 7
         try run.validateForInsert()
         run.values["date"] = nil
-        let missing = try #require(thrownError { try run.validateForInsert() })
+        let missing = try #require(thrownValidationError { try run.validateForInsert() })
         #expect(missing.code == NSValidationMissingMandatoryPropertyError)
         #expect(missing.localizedDescription == "Date is a required value.")
     }
@@ -242,6 +242,6 @@ import Testing
         #expect(error.code == 134030)
         #expect(error.localizedDescription == "The store at /tmp/x could not save.")
         #expect(error.userInfo[NSAffectedStoresErrorKey] as? [String] == ["x"])
-        #expect(ErrorMessages.template(for: 4) == "The operation couldn’t be completed. (Cocoa error 4.)")
+        #expect(CoreDataErrorMessages.template(for: 4) == "The operation couldn’t be completed. (Cocoa error 4.)")
     }
 }

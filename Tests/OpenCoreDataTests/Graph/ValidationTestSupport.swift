@@ -2,7 +2,7 @@ import Testing
 @testable import OpenCoreData
 
 /// A value of any type as a test argument (test arguments must be `Sendable`; these are constants).
-struct Sample: @unchecked Sendable, CustomTestStringConvertible {
+struct ValidationSample: @unchecked Sendable, CustomTestStringConvertible {
     let value: Any?
     init(_ value: Any?) { self.value = value }
     var testDescription: String { value.map { "\($0) (\(type(of: $0)))" } ?? "nil" }
@@ -43,7 +43,7 @@ final class ValidatedPerson: ValidationTestObject, @unchecked Sendable {
 }
 
 /// A subclass with an interproperty rule, combined with super's errors as Apple's guide shows.
-final class RetiredPerson: ValidationTestObject, @unchecked Sendable {
+final class ValidationRetiredPerson: ValidationTestObject, @unchecked Sendable {
     override func validateForInsert() throws {
         var errors: [Error] = []
         do { try super.validateForInsert() } catch { errors.append(error) }
@@ -170,13 +170,8 @@ enum ValidationModels {
     }
 }
 
-extension NSManagedObjectModel {
-    /// The entity named `name`, which the test models always have.
-    subscript(entity name: String) -> NSEntityDescription { entitiesByName[name]! }
-}
-
 /// The error `body` throws, as an `NSError`, or nil when it throws nothing.
-func thrownError(_ body: () throws -> Void) -> NSError? {
+func thrownValidationError(_ body: () throws -> Void) -> NSError? {
     do {
         try body()
         return nil
@@ -186,8 +181,8 @@ func thrownError(_ body: () throws -> Void) -> NSError? {
 }
 
 /// Validates `value` for `key` of `object`; returns the error and the (possibly coerced) value.
-func validating(_ object: NSManagedObject, _ key: String, _ value: Any?) -> (error: NSError?, value: Any?) {
+func validatingValue(_ object: NSManagedObject, _ key: String, _ value: Any?) -> (error: NSError?, value: Any?) {
     var value = value
-    let error = thrownError { try object.validateValue(&value, forKey: key) }
+    let error = thrownValidationError { try object.validateValue(&value, forKey: key) }
     return (error, value)
 }

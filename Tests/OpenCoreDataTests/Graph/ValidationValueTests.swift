@@ -4,15 +4,15 @@ import Testing
 /// `validateValue(_:forKey:)`: the model's rules for one property.
 @Suite struct ValidationValueTests {
     let model = ValidationModels.make()
-    var person: NSEntityDescription { model[entity: "Person"] }
-    var department: NSEntityDescription { model[entity: "Department"] }
+    var person: NSEntityDescription { model.entitiesByName["Person"]! }
+    var department: NSEntityDescription { model.entitiesByName["Department"]! }
 
     // MARK: Mandatory (1570)
 
-    @Test(arguments: [Sample(nil), Sample(NSNull())])
-    func missingMandatoryAttribute(_ missing: Sample) throws {
+    @Test(arguments: [ValidationSample(nil), ValidationSample(NSNull())])
+    func missingMandatoryAttribute(_ missing: ValidationSample) throws {
         let object = ValidationTestObject.make(person)
-        let error = try #require(validating(object, "name", missing.value).error)
+        let error = try #require(validatingValue(object, "name", missing.value).error)
         #expect(error.domain == NSCocoaErrorDomain)
         #expect(error.code == NSValidationMissingMandatoryPropertyError)
         #expect(error.code == CocoaError.Code.validationMissingMandatoryProperty.rawValue)
@@ -26,41 +26,41 @@ import Testing
     @Test func missingOptionalValuesPassWithoutFurtherChecks() {
         let object = ValidationTestObject.make(person)
         for key in ["age", "birthday", "weight", "photo", "nickname", "department", "friends"] {
-            #expect(validating(object, key, nil).error == nil, "\(key)")
-            #expect(validating(object, key, NSNull()).error == nil, "\(key)")
+            #expect(validatingValue(object, key, nil).error == nil, "\(key)")
+            #expect(validatingValue(object, key, NSNull()).error == nil, "\(key)")
         }
     }
 
     @Test func missingMandatoryToOneRelationship() throws {
-        let employee = ValidationTestObject.make(model[entity: "Employee"])
-        let error = try #require(validating(employee, "office", nil).error)
+        let employee = ValidationTestObject.make(model.entitiesByName["Employee"]!)
+        let error = try #require(validatingValue(employee, "office", nil).error)
         #expect(error.code == NSValidationMissingMandatoryPropertyError)
         #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "office")
         #expect(error.localizedDescription == "office is a required value.")
-        #expect(validating(employee, "office", ValidationTestObject.make(department)).error == nil)
+        #expect(validatingValue(employee, "office", ValidationTestObject.make(department)).error == nil)
         // An optional to-one with nil passes.
-        #expect(validating(ValidationTestObject.make(person), "department", nil).error == nil)
+        #expect(validatingValue(ValidationTestObject.make(person), "department", nil).error == nil)
     }
 
     // MARK: Types (1550) and coercion
 
     @Test(arguments: [
-        ("age", Sample("12"), "Int16", "String"),
-        ("age", Sample(true), "Int16", "Bool"),
-        ("age", Sample(2.5), "Int16", "Double"),
-        ("name", Sample(42), "String", "Int"),
-        ("birthday", Sample("2001-01-01"), "Date", "String"),
-        ("weight", Sample("heavy"), "Double", "String"),
-        ("weight", Sample(false), "Double", "Bool"),
-        ("price", Sample(9.99), "Decimal", "Double"),
-        ("active", Sample(1), "Bool", "Int"),
-        ("identifier", Sample("not a uuid"), "UUID", "String"),
-        ("photo", Sample([UInt8(1)]), "Data", "Array<UInt8>"),
-        ("homepage", Sample("https://example.com"), "URL", "String"),
+        ("age", ValidationSample("12"), "Int16", "String"),
+        ("age", ValidationSample(true), "Int16", "Bool"),
+        ("age", ValidationSample(2.5), "Int16", "Double"),
+        ("name", ValidationSample(42), "String", "Int"),
+        ("birthday", ValidationSample("2001-01-01"), "Date", "String"),
+        ("weight", ValidationSample("heavy"), "Double", "String"),
+        ("weight", ValidationSample(false), "Double", "Bool"),
+        ("price", ValidationSample(9.99), "Decimal", "Double"),
+        ("active", ValidationSample(1), "Bool", "Int"),
+        ("identifier", ValidationSample("not a uuid"), "UUID", "String"),
+        ("photo", ValidationSample([UInt8(1)]), "Data", "Array<UInt8>"),
+        ("homepage", ValidationSample("https://example.com"), "URL", "String"),
     ])
-    func wrongTypeIsValidationError(_ key: String, _ sample: Sample, _ desired: String, _ given: String) throws {
+    func wrongTypeIsValidationError(_ key: String, _ sample: ValidationSample, _ desired: String, _ given: String) throws {
         let object = ValidationTestObject.make(person)
-        let error = try #require(validating(object, key, sample.value).error)
+        let error = try #require(validatingValue(object, key, sample.value).error)
         #expect(error.code == NSManagedObjectValidationError)
         #expect(error.userInfo[NSValidationKeyErrorKey] as? String == key)
         #expect(error.userInfo[NSValidationValueErrorKey] != nil)
@@ -70,34 +70,34 @@ import Testing
 
     /// Integer attributes take every Swift integer width, and NSNumber, when the value fits.
     @Test(arguments: [
-        (Sample(Int8(5)), Int64(5)), (Sample(UInt8(200)), 200), (Sample(Int(-300)), -300), (Sample(UInt64(7)), 7),
-        (Sample(Int64(32767)), 32767), (Sample(Int32(-32768)), -32768), (Sample(NSNumber(value: 12)), 12),
-        (Sample(NSNumber(value: 3.0)), 3),
-    ] as [(Sample, Int64)])
-    func integersOfEveryWidthAreCoerced(_ sample: Sample, _ expected: Int64) throws {
+        (ValidationSample(Int8(5)), Int64(5)), (ValidationSample(UInt8(200)), 200), (ValidationSample(Int(-300)), -300), (ValidationSample(UInt64(7)), 7),
+        (ValidationSample(Int64(32767)), 32767), (ValidationSample(Int32(-32768)), -32768), (ValidationSample(NSNumber(value: 12)), 12),
+        (ValidationSample(NSNumber(value: 3.0)), 3),
+    ] as [(ValidationSample, Int64)])
+    func integersOfEveryWidthAreCoerced(_ sample: ValidationSample, _ expected: Int64) throws {
         let value = sample.value
         let entity = NSEntityDescription()
         entity.name = "Numbers"
         entity.properties = [ValidationModels.attribute("small", .integer16AttributeType),
                              ValidationModels.attribute("large", .integer64AttributeType)]
         let object = ValidationTestObject.make(entity)
-        let small = validating(object, "small", value)
+        let small = validatingValue(object, "small", value)
         #expect(small.error == nil)
         #expect(small.value as? Int16 == Int16(expected))
-        let large = validating(object, "large", value)
+        let large = validatingValue(object, "large", value)
         #expect(large.value as? Int64 == expected)
     }
 
     @Test(arguments: [
-        (Sample(Int(70_000)), NSValidationNumberTooLargeError),
-        (Sample(Int(-70_000)), NSValidationNumberTooSmallError),
-        (Sample(UInt64.max), NSValidationNumberTooLargeError),
-        (Sample(NSNumber(value: 40_000)), NSValidationNumberTooLargeError),
+        (ValidationSample(Int(70_000)), NSValidationNumberTooLargeError),
+        (ValidationSample(Int(-70_000)), NSValidationNumberTooSmallError),
+        (ValidationSample(UInt64.max), NSValidationNumberTooLargeError),
+        (ValidationSample(NSNumber(value: 40_000)), NSValidationNumberTooLargeError),
     ])
-    func integersThatDoNotFitAreOutOfRange(_ sample: Sample, _ code: Int) throws {
+    func integersThatDoNotFitAreOutOfRange(_ sample: ValidationSample, _ code: Int) throws {
         let value = sample.value
         let object = ValidationTestObject.make(person)
-        let error = try #require(validating(object, "age", value).error)
+        let error = try #require(validatingValue(object, "age", value).error)
         #expect(error.code == code)
         #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "age")
         let reason = try #require(error.userInfo[NSLocalizedFailureReasonErrorKey] as? String)
@@ -106,30 +106,30 @@ import Testing
 
     @Test func otherTypesAreCoercedToTheAttributeType() {
         let object = ValidationTestObject.make(person)
-        #expect(validating(object, "weight", 3).value as? Double == 3)
-        #expect(validating(object, "weight", Float(1.5)).value as? Double == 1.5)
-        #expect(validating(object, "height", 2.25).value as? Float == 2.25)
-        #expect(validating(object, "price", 7).value as? Decimal == Decimal(7))
-        #expect(validating(object, "price", Decimal(string: "9.99")!).value as? Decimal == Decimal(string: "9.99"))
-        #expect(validating(object, "active", NSNumber(value: 1)).value as? Bool == true)
-        #expect(validating(object, "active", false).value as? Bool == false)
-        #expect(validating(object, "name", NSString(string: "Ann")).value as? String == "Ann")
-        #expect(validating(object, "name", "Ann"[...]).value as? String == "Ann")
+        #expect(validatingValue(object, "weight", 3).value as? Double == 3)
+        #expect(validatingValue(object, "weight", Float(1.5)).value as? Double == 1.5)
+        #expect(validatingValue(object, "height", 2.25).value as? Float == 2.25)
+        #expect(validatingValue(object, "price", 7).value as? Decimal == Decimal(7))
+        #expect(validatingValue(object, "price", Decimal(string: "9.99")!).value as? Decimal == Decimal(string: "9.99"))
+        #expect(validatingValue(object, "active", NSNumber(value: 1)).value as? Bool == true)
+        #expect(validatingValue(object, "active", false).value as? Bool == false)
+        #expect(validatingValue(object, "name", NSString(string: "Ann")).value as? String == "Ann")
+        #expect(validatingValue(object, "name", "Ann"[...]).value as? String == "Ann")
         let uuid = UUID()
-        #expect(validating(object, "identifier", uuid).value as? UUID == uuid)
-        #expect(validating(object, "homepage", URL(string: "https://example.com")!).error == nil)
+        #expect(validatingValue(object, "identifier", uuid).value as? UUID == uuid)
+        #expect(validatingValue(object, "homepage", URL(string: "https://example.com")!).error == nil)
     }
 
     @Test func floatOutOfRange() throws {
         let object = ValidationTestObject.make(person)
-        #expect(try #require(validating(object, "height", 1e300).error).code == NSValidationNumberTooLargeError)
-        #expect(try #require(validating(object, "height", -1e300).error).code == NSValidationNumberTooSmallError)
+        #expect(try #require(validatingValue(object, "height", 1e300).error).code == NSValidationNumberTooLargeError)
+        #expect(try #require(validatingValue(object, "height", -1e300).error).code == NSValidationNumberTooSmallError)
     }
 
     @Test(arguments: [Double.nan, .infinity, -.infinity])
     func datesThatAreNotFiniteAreInvalid(_ interval: Double) throws {
         let object = ValidationTestObject.make(person)
-        let error = try #require(validating(object, "birthday", Date(timeIntervalSinceReferenceDate: interval)).error)
+        let error = try #require(validatingValue(object, "birthday", Date(timeIntervalSinceReferenceDate: interval)).error)
         #expect(error.code == NSValidationInvalidDateError)
         #expect(error.localizedDescription == "birthday is not a valid date.")
         #expect(error.userInfo[NSValidationValueErrorKey] is Date)
@@ -138,19 +138,19 @@ import Testing
     // MARK: Minimum, maximum, pattern (1610–1680)
 
     @Test(arguments: [
-        ("age", Sample(151), NSValidationNumberTooLargeError, "age is too large."),
-        ("age", Sample(-1), NSValidationNumberTooSmallError, "age is too small."),
-        ("birthday", Sample(Date(timeIntervalSinceReferenceDate: 86_401)), NSValidationDateTooLateError, "birthday is too late."),
-        ("birthday", Sample(Date(timeIntervalSinceReferenceDate: -1)), NSValidationDateTooSoonError, "birthday is too soon."),
-        ("name", Sample("Abcdefghijk"), NSValidationStringTooLongError, "name is too long."),
-        ("name", Sample("A"), NSValidationStringTooShortError, "name is too short."),
-        ("name", Sample("ann"), NSValidationStringPatternMatchingError, "name does not match the required pattern."),
-        ("photo", Sample(Data([1, 2, 3, 4, 5])), NSValidationStringTooLongError, "photo is too long."),
+        ("age", ValidationSample(151), NSValidationNumberTooLargeError, "age is too large."),
+        ("age", ValidationSample(-1), NSValidationNumberTooSmallError, "age is too small."),
+        ("birthday", ValidationSample(Date(timeIntervalSinceReferenceDate: 86_401)), NSValidationDateTooLateError, "birthday is too late."),
+        ("birthday", ValidationSample(Date(timeIntervalSinceReferenceDate: -1)), NSValidationDateTooSoonError, "birthday is too soon."),
+        ("name", ValidationSample("Abcdefghijk"), NSValidationStringTooLongError, "name is too long."),
+        ("name", ValidationSample("A"), NSValidationStringTooShortError, "name is too short."),
+        ("name", ValidationSample("ann"), NSValidationStringPatternMatchingError, "name does not match the required pattern."),
+        ("photo", ValidationSample(Data([1, 2, 3, 4, 5])), NSValidationStringTooLongError, "photo is too long."),
     ])
-    func modelConstraints(_ key: String, _ sample: Sample, _ code: Int, _ message: String) throws {
+    func modelConstraints(_ key: String, _ sample: ValidationSample, _ code: Int, _ message: String) throws {
         let value = sample.value
         let object = ValidationTestObject.make(person)
-        let error = try #require(validating(object, key, value).error)
+        let error = try #require(validatingValue(object, key, value).error)
         #expect(error.code == code)
         #expect(error.userInfo[NSValidationObjectErrorKey] as? NSManagedObject === object)
         #expect(error.userInfo[NSValidationKeyErrorKey] as? String == key)
@@ -162,17 +162,17 @@ import Testing
 
     @Test func valuesWithinTheConstraintsPass() {
         let object = ValidationTestObject.make(person)
-        #expect(validating(object, "age", 0).error == nil)
-        #expect(validating(object, "age", Int16(150)).error == nil)
-        #expect(validating(object, "birthday", Date(timeIntervalSinceReferenceDate: 43_200)).error == nil)
-        #expect(validating(object, "name", "Ab").error == nil)
-        #expect(validating(object, "name", "Abcdefghij").error == nil)
-        #expect(validating(object, "photo", Data([1, 2, 3, 4])).error == nil)
+        #expect(validatingValue(object, "age", 0).error == nil)
+        #expect(validatingValue(object, "age", Int16(150)).error == nil)
+        #expect(validatingValue(object, "birthday", Date(timeIntervalSinceReferenceDate: 43_200)).error == nil)
+        #expect(validatingValue(object, "name", "Ab").error == nil)
+        #expect(validatingValue(object, "name", "Abcdefghij").error == nil)
+        #expect(validatingValue(object, "photo", Data([1, 2, 3, 4])).error == nil)
     }
 
     @Test func valueKeyHoldsTheCheckedValue() throws {
         let object = ValidationTestObject.make(person)
-        let error = try #require(validating(object, "age", 200).error)
+        let error = try #require(validatingValue(object, "age", 200).error)
         #expect(error.userInfo[NSValidationValueErrorKey] as? Int16 == 200)
     }
 
@@ -180,13 +180,13 @@ import Testing
 
     @Test func predicateWarningIsTheDescription() throws {
         let object = ValidationTestObject.make(department)
-        let error = try #require(validating(object, "title", "Sales").error)
+        let error = try #require(validatingValue(object, "title", "Sales").error)
         #expect(error.code == NSManagedObjectValidationError)
         #expect(error.localizedDescription == "Title must start with Dept")
         #expect(error.userInfo[NSValidationValueErrorKey] as? String == "Sales")
         let predicate = try #require(error.userInfo[NSValidationPredicateErrorKey] as? NSPredicate)
         #expect(predicate.predicateFormat == "SELF BEGINSWITH \"Dept\"")
-        #expect(validating(object, "title", "Dept. of Sales").error == nil)
+        #expect(validatingValue(object, "title", "Dept. of Sales").error == nil)
     }
 
     @Test func predicateThatCannotBeEvaluatedIsAnErrorNotATrap() throws {
@@ -198,7 +198,7 @@ import Testing
                                                             modifier: .direct, type: .equalTo)],
                                      withValidationWarnings: ["size is odd"])
         entity.properties = [size]
-        let error = try #require(validating(ValidationTestObject.make(entity), "size", 3).error)
+        let error = try #require(validatingValue(ValidationTestObject.make(entity), "size", 3).error)
         #expect(error.code == NSManagedObjectValidationError)
         #expect(error.userInfo[NSUnderlyingErrorKey] != nil)
         #expect(error.userInfo[NSValidationPredicateErrorKey] is NSPredicate)
@@ -221,41 +221,41 @@ import Testing
         let object = ValidationTestObject.make(person)
         let others = (0..<4).map { _ in ValidationTestObject.make(person) as NSManagedObject }
         // Optional and empty: passes, whatever the minimum.
-        #expect(validating(object, "friends", Set<NSManagedObject>()).error == nil)
-        let tooFew = try #require(validating(object, "friends", Set(others.prefix(1))).error)
+        #expect(validatingValue(object, "friends", Set<NSManagedObject>()).error == nil)
+        let tooFew = try #require(validatingValue(object, "friends", Set(others.prefix(1))).error)
         #expect(tooFew.code == NSValidationRelationshipLacksMinimumCountError)
         #expect(tooFew.localizedDescription == "Too few items in friends.")
         #expect(tooFew.userInfo[NSValidationKeyErrorKey] as? String == "friends")
         #expect((tooFew.userInfo[NSValidationValueErrorKey] as? Set<NSManagedObject>)?.count == 1)
-        #expect(validating(object, "friends", Set(others.prefix(3))).error == nil)
-        let tooMany = try #require(validating(object, "friends", Set(others)).error)
+        #expect(validatingValue(object, "friends", Set(others.prefix(3))).error == nil)
+        let tooMany = try #require(validatingValue(object, "friends", Set(others)).error)
         #expect(tooMany.code == NSValidationRelationshipExceedsMaximumCountError)
         #expect(tooMany.localizedDescription == "Too many items in friends.")
     }
 
     @Test func requiredToManyNeedsOneDestination() throws {
         let object = ValidationTestObject.make(department)
-        let empty = try #require(validating(object, "members", Set<NSManagedObject>()).error)
+        let empty = try #require(validatingValue(object, "members", Set<NSManagedObject>()).error)
         #expect(empty.code == NSValidationRelationshipLacksMinimumCountError)
-        #expect(try #require(validating(object, "members", nil).error).code == NSValidationRelationshipLacksMinimumCountError)
-        #expect(validating(object, "members", Set([ValidationTestObject.make(person) as NSManagedObject])).error == nil)
+        #expect(try #require(validatingValue(object, "members", nil).error).code == NSValidationRelationshipLacksMinimumCountError)
+        #expect(validatingValue(object, "members", Set([ValidationTestObject.make(person) as NSManagedObject])).error == nil)
     }
 
     @Test func relationshipDestinationsMustBeOfTheDestinationEntity() throws {
         let object = ValidationTestObject.make(person)
-        let employee = ValidationTestObject.make(model[entity: "Employee"])
+        let employee = ValidationTestObject.make(model.entitiesByName["Employee"]!)
         let dept = ValidationTestObject.make(department)
         // A subentity of the destination fits.
-        #expect(validating(object, "friends", Set<NSManagedObject>([employee, ValidationTestObject.make(person)])).error == nil)
-        let wrongEntity = try #require(validating(object, "department", employee).error)
+        #expect(validatingValue(object, "friends", Set<NSManagedObject>([employee, ValidationTestObject.make(person)])).error == nil)
+        let wrongEntity = try #require(validatingValue(object, "department", employee).error)
         #expect(wrongEntity.code == NSManagedObjectValidationError)
         #expect(wrongEntity.localizedDescription.hasPrefix(
             "Unacceptable type of value for to-one relationship: property = \"department\"; desired type = Department; given type = Employee;"))
-        #expect(validating(object, "department", dept).error == nil)
-        let notObjects = try #require(validating(object, "friends", ["Ann", "Bob"]).error)
+        #expect(validatingValue(object, "department", dept).error == nil)
+        let notObjects = try #require(validatingValue(object, "friends", ["Ann", "Bob"]).error)
         #expect(notObjects.code == NSManagedObjectValidationError)
         #expect(notObjects.localizedDescription.contains("to-many relationship: property = \"friends\"; desired type = Set<Person>"))
-        let mixed = try #require(validating(object, "friends", Set<NSManagedObject>([dept, employee])).error)
+        let mixed = try #require(validatingValue(object, "friends", Set<NSManagedObject>([dept, employee])).error)
         #expect(mixed.localizedDescription.contains("given type = Department"))
     }
 
@@ -263,7 +263,7 @@ import Testing
 
     @Test func unknownKeyHasNoRules() {
         let object = ValidationTestObject.make(person)
-        let result = validating(object, "notAProperty", 12)
+        let result = validatingValue(object, "notAProperty", 12)
         #expect(result.error == nil)
         #expect(result.value as? Int == 12)
     }

@@ -44,6 +44,7 @@ import Testing
         "FUNCTION(SELF, 'selector:', 1) == 2", "FUNCTION(name, 'length') > 3", "FUNCTION(a, 'b:c:', 1, 'x') == nil",
         "{1, 2} UNION {3} CONTAINS 3", "a UNION b INTERSECT c CONTAINS 1", "a UNION (b INTERSECT c) CONTAINS 1",
         "{1, {2, 3}} CONTAINS 1", "{} == a", "{a, $b, 3 + 4} CONTAINS 1",
+        "a == YES", "a == NO", "a == TRUE AND b == FALSE", "flag == true OR n == 1.0",
     ]
 
     @Test(arguments: formats)
@@ -63,7 +64,12 @@ import Testing
         ("a == YES", "a == 1"), ("a == FALSE", "a == 0"), ("a == NULL", "a == nil"),
         ("sum({1, 2}) == 3", "sum:({1, 2}) == 3"), ("add(1, 2) == 3", "1 + 2 == 3"),
         ("-(a) == 1", "0 - a == 1"), ("a == 0x10", "a == 16"),
-        ("FUNCTION(SELF, 'selector:', 1) == 2", #"FUNCTION(SELF, "selector:", 1) == 2"#),
+        ("FUNCTION(SELF, 'selector:', 1) == 2", #"FUNCTION(SELF, "selector:" , 1) == 2"#),
+        ("FUNCTION(a, \"pow:\", 3) == 8", #"FUNCTION(a, "pow:" , 3) == 8"#),
+        ("FUNCTION('a', 'uppercase') == 'A'", #"FUNCTION("a", "uppercase") == "A""#),
+        ("SELF like[c] 'prefix*suffix'", #"SELF LIKE[c] "prefix*suffix""#),
+        ("SELF like[c] %@*%@", #"SELF LIKE[c] "name" * "size""#),
+        ("$a == 1", "$a == 1"), ("a.@count == 3", "a.@count == 3"), ("a[SIZE] == 3", "a[SIZE] == 3"),
         ("CAST(a, 'NSNumber') > 1", #"CAST(a, "NSNumber") > 1"#),
         ("SUBQUERY(items, $i, $i.price > 10).@count > 0", "SUBQUERY(items, $i, $i.price > 10).@count > 0"),
         ("a[first] == 1", "a[FIRST] == 1"), ("#size == 1", "#size == 1"),
@@ -81,6 +87,52 @@ import Testing
         let p = try NSPredicate(validatingFormat: "tags IN %@ AND when > %@ AND n == %d AND x == %f AND s == %@",
                                 argumentArray: [["a", "b"], date, 3, 2.5, "q\"uote"])
         #expect(p.predicateFormat == #"tags IN {"a", "b"} AND when > CAST(694224000.000000, "NSDate") AND n == 3 AND x == 2.5 AND s == "q\"uote""#)
+    }
+
+    @Test func constantsFromArgumentsRoundTrip() throws {
+        let values: [Any?] = [nil, "text", 3, -7, 2.5, Int8(4), UInt64.max, true, Decimal(string: "1.25")!,
+                              ["a", 1], Set([1, 2]), NSNull()]
+        for value in values {
+            let p = try NSPredicate(validatingFormat: "a == %@", argumentArray: [value])
+            let again = try NSPredicate(validatingFormat: p.predicateFormat, argumentArray: [])
+            #expect(again.isEqual(p), "\(String(describing: value)) printed as \(p.predicateFormat)")
+        }
+    }
+
+    @Test func constantCollectionEqualsPrintedAggregate() {
+        let constant = NSExpression(forConstantValue: [1, ["x"]] as [Any])
+        let aggregate = NSExpression(forAggregate: [NSExpression(forConstantValue: 1),
+                                                    NSExpression(forAggregate: [NSExpression(forConstantValue: "x")])])
+        #expect(constant.isEqual(aggregate) && aggregate.isEqual(constant))
+        #expect(!constant.isEqual(NSExpression(forAggregate: [NSExpression(forConstantValue: 1)])))
+        #expect(!constant.isEqual(NSExpression(forAggregate: [NSExpression(forKeyPath: "a"), NSExpression(forConstantValue: 1)])))
+        #expect(!constant.isEqual(NSExpression(forAggregate: [NSExpression(forConstantValue: 1),
+                                                             NSExpression(forAggregate: [NSExpression(forKeyPath: "x")])])))
+        #expect(NSExpression(forConstantValue: Set([1, 2])).isEqual(
+            NSExpression(forAggregate: [NSExpression(forConstantValue: 2), NSExpression(forConstantValue: 1)])))
+    }
+
+    /// A `Date` constant prints as Apple's `CAST(…, "NSDate")`, which the parser folds back into
+    /// a `Date` constant. `%f` keeps microseconds, so a date with a finer fraction comes back
+    /// rounded to the microsecond.
+    @Test func dateConstantPrintsAsCast() throws {
+        let date = Date(timeIntervalSinceReferenceDate: 694224000.25)
+        let p = try NSPredicate(validatingFormat: "when > %@", argumentArray: [date])
+        #expect(p.predicateFormat == #"when > CAST(694224000.250000, "NSDate")"#)
+        let again = try NSPredicate(validatingFormat: p.predicateFormat, argumentArray: [])
+        #expect(again.isEqual(p))
+        #expect(try again.evaluateThrowing(with: ["when": date.addingTimeInterval(1)]))
+        #expect(try !again.evaluateThrowing(with: ["when": date]))
+        let negative = Date(timeIntervalSinceReferenceDate: -978250148)
+        #expect(NSExpression(forConstantValue: negative).description == #"CAST(-978250148.000000, "NSDate")"#)
+    }
+
+    @Test func expressionDescriptions() throws {
+        #expect(try NSExpression(validatingFormat: "%@ + %@", argumentArray: [1, 1]).description == "1 + 1")
+        #expect(try NSExpression(validatingFormat: "%@ + %@", argumentArray: ["1", "1"]).description == #""1" + "1""#)
+        #expect(try NSExpression(validatingFormat: "12.845 * x + (y)").description == "12.845 * x + y")
+        #expect(try NSExpression(validatingFormat: "FUNCTION(a.b, 'pow:', 2) + a.c + (a.d)[0] + 1").description
+                == #"FUNCTION(a.b, "pow:" , 2) + a.c + a.d[0] + 1"#)
     }
 
     @Test func expressionsRoundTrip() throws {

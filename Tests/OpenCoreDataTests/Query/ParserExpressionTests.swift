@@ -108,7 +108,11 @@ import Testing
         ("TERNARY(TRUEPREDICATE, 1, 2)", "ternary(TRUEPREDICATE, 1, 2)"),
         ("TERNARY((a + 1) > 2, 1, 2)", "ternary((fn(add:to:, kp(a), 1) > 2), 1, 2)"),
         ("CAST(x, 'NSDate')", "fn(castObject:toType:, kp(x), \"NSDate\")"),
-        ("cast(123.5, \"NSDate\")", "fn(castObject:toType:, 123.5, \"NSDate\")"),
+        ("cast(123.5, \"NSDate\")", "<Date 2001-01-01 00:02:03 +0000>"),
+        ("CAST(-60, 'NSDate')", "<Date 2000-12-31 23:59:00 +0000>"),
+        ("CAST('2001', 'NSDate')", "fn(castObject:toType:, \"2001\", \"NSDate\")"),
+        ("CAST(TRUE, 'NSDate')", "fn(castObject:toType:, true, \"NSDate\")"),
+        ("CAST(1 + 2, 'NSDate')", "fn(castObject:toType:, fn(add:to:, 1, 2), \"NSDate\")"),
         ("CAST('5', 'NSNumber')", "fn(castObject:toType:, \"5\", \"NSNumber\")"),
         ("CAST(5, 'NSString')", "fn(castObject:toType:, 5, \"NSString\")"),
         ("CAST(5, 'NSDecimalNumber')", "fn(castObject:toType:, 5, \"NSDecimalNumber\")"),
@@ -133,6 +137,18 @@ import Testing
 
     @Test func selectorAndCastTypeFromArguments() {
         #expect(parsedExpression("FUNCTION(SELF, %@, 1)", "doIt:") == "call(SELF, doIt:, 1)")
-        #expect(parsedExpression("CAST(%@, %@)", 3.5, "NSDate") == "fn(castObject:toType:, 3.5, \"NSDate\")")
+        #expect(parsedExpression("CAST(%@, %@)", 3.5, "NSNumber") == "fn(castObject:toType:, 3.5, \"NSNumber\")")
+        #expect(parsedExpression("CAST(x, %@)", "NSDate") == "fn(castObject:toType:, kp(x), \"NSDate\")")
+    }
+
+    /// A date constant prints as `CAST(<seconds>, "NSDate")`, so that form folds back into a `Date`.
+    @Test func castOfANumberToNSDateIsADateConstant() throws {
+        let date = try PredicateParser.parseExpression("CAST(600000000.5, \"NSDate\")", arguments: [])
+        #expect(date.expressionType == .constantValue)
+        #expect(date.constantValue as? Date == Date(timeIntervalSinceReferenceDate: 600_000_000.5))
+        let fromArgument = try PredicateParser.parseExpression("CAST(%f, 'NSDate')", arguments: [12.0])
+        #expect(fromArgument.constantValue as? Date == Date(timeIntervalSinceReferenceDate: 12))
+        let fromInteger = try PredicateParser.parseExpression("CAST(%d, 'NSDate')", arguments: [Int32(7)])
+        #expect(fromInteger.constantValue as? Date == Date(timeIntervalSinceReferenceDate: 7))
     }
 }

@@ -109,4 +109,58 @@ import Testing
         let selectorComparator = NSSortDescriptor(key: "x", ascending: true, selector: "caseInsensitiveCompare:").comparator
         #expect(selectorComparator("a", "B") == .orderedAscending)
     }
+
+    struct Version: Comparable {
+        let major: Int
+        static func < (a: Version, b: Version) -> Bool { a.major < b.major }
+    }
+
+    struct Release {
+        let version: Version
+        let name: String
+    }
+
+    @Test func anyComparableValueAndReflectedKeys() {
+        let releases = [Release(version: Version(major: 3), name: "c"), Release(version: Version(major: 1), name: "a")]
+        let sorted = releases.sortedArray(using: [NSSortDescriptor(key: "version", ascending: true)])
+        #expect(sorted.map(\.name) == ["a", "c"])
+        let d = NSSortDescriptor(key: "items.@count", ascending: true)
+        #expect(d.compare(["items": [1, 2]], to: ["items": [1]]) == .orderedDescending)
+    }
+
+    @Test func unknownSelectorTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = NSSortDescriptor(key: "a", ascending: true, selector: "reverseCompare:")
+        }
+    }
+
+    @Test func incomparableValuesTrap() async {
+        await #expect(processExitsWith: .failure) {
+            _ = NSSortDescriptor(key: "a", ascending: true).compare(["a": "x"], to: ["a": 1])
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = NSSortDescriptor(key: "a", ascending: true, selector: "caseInsensitiveCompare:").compare(["a": 2], to: ["a": 1])
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = NSSortDescriptor(key: nil, ascending: true).compare(Version(major: 1), to: "x")
+        }
+    }
+
+    @Test func unknownKeyTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = NSSortDescriptor(key: "missing", ascending: true).compare(Version(major: 1), to: Version(major: 2))
+        }
+    }
+
+    @Test func foundationArraysAndSortComparatorsStillWork() {
+        let array = NSArray(array: [["n": 2], ["n": 1], ["n": 3]] as [[String: Any]])
+        let sorted = array.sortedArray(using: [NSSortDescriptor(key: "n", ascending: false)])
+        #expect(sorted.map { ($0 as? [String: Any])?["n"] as? Int } == [3, 2, 1])
+        let mutable = NSMutableArray(array: ["b", "a", "C"])
+        mutable.sort(using: [NSSortDescriptor(key: nil, ascending: true, selector: "caseInsensitiveCompare:")])
+        #expect(mutable.compactMap { $0 as? String } == ["a", "b", "C"])
+        // Foundation's SortComparator-based sorting is not shadowed.
+        #expect([3, 1, 2].sorted(using: KeyPathComparator(\Int.self)) == [1, 2, 3])
+        #expect(["b", "a"].sorted(using: String.StandardComparator.lexical) == ["a", "b"])
+    }
 }

@@ -47,13 +47,26 @@ import Testing
             A.index(x, A.symbol(.last)),
         ]
         let expected = [
-            "5 + 1", #"FUNCTION(5, "foo:", 5)"#, "{5, k}", "5 UNION 5", "5 INTERSECT 5", "5 MINUS 5",
+            "5 + 1", #"FUNCTION(5, "foo:" , 5)"#, "{5, k}", "5 UNION 5", "5 INTERSECT 5", "5 MINUS 5",
             "TERNARY(5 == 1, 5, SELF)", "5.name", "5[LAST]",
         ]
         for (expression, text) in zip(expressions, expected) {
             let p = A.cmp(expression, .equalTo, NSExpression.expressionForAnyKey())
             #expect(p.withSubstitutionVariables(["X": 5]).predicateFormat == text + " == ANYKEY")
         }
+    }
+
+    @Test func parsedTemplates() throws {
+        let p = try NSPredicate(validatingFormat: "$a == 1", argumentArray: [])
+        #expect(p.withSubstitutionVariables(["a": "a"]).predicateFormat == #""a" == 1"#)
+        let template = try NSPredicate(validatingFormat:
+            "(firstName BEGINSWITH[cd] $letter) OR (lastName BEGINSWITH[cd] $letter)", argumentArray: [])
+        let bound = template.withSubstitutionVariables(["letter": "A"])
+        #expect(bound.predicateFormat == #"firstName BEGINSWITH[cd] "A" OR lastName BEGINSWITH[cd] "A""#)
+        #expect(try bound.evaluateThrowing(with: ["firstName": "Ann", "lastName": "Smith"]))
+        #expect(try !bound.evaluateThrowing(with: ["firstName": "Bob", "lastName": "Smith"]))
+        let between = try NSPredicate(validatingFormat: "date BETWEEN {$YESTERDAY, $TOMORROW}", argumentArray: [])
+        #expect(between.withSubstitutionVariables(["YESTERDAY": 1, "TOMORROW": 3]).predicateFormat == "date BETWEEN {1, 3}")
     }
 
     @Test func boundExpressionIsUsedAsIs() {

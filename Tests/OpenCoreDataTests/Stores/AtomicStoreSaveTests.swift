@@ -127,6 +127,22 @@ import Testing
         #expect(store.written.last?.row(for: ann.objectID)?.values["name"] as? String == "Anna")
     }
 
+    @Test func aChangedFileRefusesTheSaveBeforeAnyStoreWrites() throws {
+        let type = "FailingWrite-\(UUID().uuidString)"
+        NSPersistentStoreCoordinator.registerStoreClass(FailingWriteStore.self, type: type)
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, type: type) }
+        let fixture = CompanyFixture()
+        let staff = try #require(try fixture.coordinator.addPersistentStore(ofType: type, configurationName: "Staff", at: nil) as? FailingWriteStore)
+        let projects = try #require(try fixture.coordinator.addPersistentStore(ofType: type, configurationName: "Projects", at: nil) as? FailingWriteStore)
+        projects.fileChangedElsewhere = true
+        let ids = try fixture.coordinator.permanentObjectIDs(for: [(fixture.entity("Employee"), nil), (fixture.entity("Project"), nil)])
+        let error = try #require(throws: NSError.self) {
+            try fixture.coordinator.save(StoreSaveChanges(inserted: ids.map { ObjectSnapshot(objectID: $0) }))
+        }
+        #expect(error.code == NSManagedObjectMergeError)
+        #expect(staff.written.isEmpty && staff.currentContents.rowCount == 0)
+    }
+
     @Test func loadedRowsAdoptTheFilesUUID() throws {
         let type = "Preloaded-\(UUID().uuidString)"
         NSPersistentStoreCoordinator.registerStoreClass(PreloadedStore.self, type: type)
@@ -141,6 +157,17 @@ import Testing
         #expect(try fixture.names(fixture.request("Employee", "department.name == 'Sales'")) == ["Ann"])
         let next = try store.newObjectIDs(for: fixture.entity("Manager"), count: 1)[0]
         #expect(next.primaryKey == 8)
+    }
+
+    @Test func keyCountersNeverFallBehindLoadedRows() throws {
+        let type = "Preloaded-\(UUID().uuidString)"
+        NSPersistentStoreCoordinator.registerStoreClass(PreloadedStore.self, type: type)
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, type: type) }
+        let fixture = CompanyFixture()
+        let store = try fixture.coordinator.addPersistentStore(ofType: type, configurationName: nil, at: nil,
+                                                               options: [PreloadedStore.noCountersOption: true])
+        #expect(try store.newObjectIDs(for: fixture.entity("Employee"), count: 1)[0].primaryKey == 8)
+        #expect(try store.newObjectIDs(for: fixture.entity("Department"), count: 1)[0].primaryKey == 4)
     }
 
     @Test func incompatibleModelIs134100() throws {
@@ -163,7 +190,15 @@ import Testing
 /// An atomic store whose writes can be made to fail, and which records what it wrote.
 final class FailingWriteStore: AtomicStore, @unchecked Sendable {
     var failNextWrite = false
+    var fileChangedElsewhere = false
     var written: [AtomicStoreContents] = []
+
+    override func checkStoreUnchanged() throws {
+        if fileChangedElsewhere {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectMergeError,
+                          userInfo: [NSLocalizedDescriptionKey: "the file changed"])
+        }
+    }
 
     override func writeRows(_ contents: AtomicStoreContents) throws {
         if failNextWrite {
@@ -180,6 +215,7 @@ final class FailingWriteStore: AtomicStore, @unchecked Sendable {
 final class PreloadedStore: AtomicStore, @unchecked Sendable {
     static let fileUUID = "5F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0"
     static let wrongHashesOption = "PreloadedStoreWrongHashes"
+    static let noCountersOption = "PreloadedStoreNoCounters"
 
     override func loadRows() throws -> AtomicStoreContents? {
         guard let model = managedObjectModel else { return nil }
@@ -191,6 +227,6 @@ final class PreloadedStore: AtomicStore, @unchecked Sendable {
             metadata: [NSStoreTypeKey: type, NSStoreUUIDKey: Self.fileUUID, NSStoreModelVersionHashesKey: hashes],
             rows: ["Department": [3: ObjectSnapshot(objectID: department, values: ["name": "Sales"], toMany: ["employees": [employee]], version: 1)],
                    "Employee": [7: ObjectSnapshot(objectID: employee, values: ["name": "Ann", "department": department], version: 1)]],
-            lastPrimaryKeys: ["Department": 3, "Employee": 7])
+            lastPrimaryKeys: storeOptionBool(options, Self.noCountersOption) == true ? [:] : ["Department": 3, "Employee": 7])
     }
 }

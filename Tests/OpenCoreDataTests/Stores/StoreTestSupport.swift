@@ -60,20 +60,35 @@ enum CompanyModel {
 }
 
 /// A coordinator with the company model and helpers that save rows through it.
+///
+/// Stores are of ``storeType``; file stores get a fresh file in a temporary directory, removed
+/// when the fixture goes away. Store issues that add types can run these helpers over them.
 final class CompanyFixture {
     let model = CompanyModel.make()
     let coordinator: NSPersistentStoreCoordinator
+    let storeType: String
+    private var directory: URL?
 
-    init() {
+    init(storeType: String = NSInMemoryStoreType) {
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        self.storeType = storeType
+    }
+
+    deinit {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
     func entity(_ name: String) -> NSEntityDescription { model.entitiesByName[name]! }
 
-    /// Adds an in-memory store.
+    /// Adds a store of ``storeType``: without a URL for the in-memory type, else at a new file.
     @discardableResult
     func addStore(configuration: String? = nil, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: configuration, at: nil, options: options)
+        var url: URL?
+        if storeType != NSInMemoryStoreType {
+            if directory == nil { directory = try Fixtures.temporaryDirectory() }
+            url = directory?.appendingPathComponent("Store-\(coordinator.persistentStores.count).\(storeType.lowercased())")
+        }
+        return try coordinator.addPersistentStore(ofType: storeType, configurationName: configuration, at: url, options: options)
     }
 
     /// Inserts one object and returns its snapshot as saved.

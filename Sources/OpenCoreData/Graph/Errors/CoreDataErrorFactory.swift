@@ -3,7 +3,7 @@
 ///
 /// Validation, the context and the stores all build their errors here, so that every error
 /// carries the same keys and its message goes through the model's localization dictionary
-/// (see ``ErrorMessages``).
+/// (see ``CoreDataErrorMessages``).
 enum CoreDataErrorFactory {
     /// A validation error about property `key` of `object`.
     ///
@@ -14,18 +14,18 @@ enum CoreDataErrorFactory {
     ///
     /// - Parameters:
     ///   - description: the message template; by default Core Data's template for `code`
-    ///     (``ErrorMessages/template(for:)``). It is localized through the object's model and its
+    ///     (``CoreDataErrorMessages/template(for:)``). It is localized through the object's model and its
     ///     placeholders are filled.
     static func validationError(_ code: Int, object: NSManagedObject, key: String?, value: Any? = nil,
                                 predicate: NSPredicate? = nil, description: String? = nil,
                                 failureReason: String? = nil, underlyingError: Error? = nil) -> NSError {
-        let messages = ErrorMessages(entity: object.entity)
+        let messages = CoreDataErrorMessages(entity: object.entity)
         let value = ValueComparison.unwrap(value)
         var userInfo: [String: Any] = [NSValidationObjectErrorKey: object]
         if let key { userInfo[NSValidationKeyErrorKey] = key }
         if let value, !(value is NSNull) { userInfo[NSValidationValueErrorKey] = value }
         if let predicate { userInfo[NSValidationPredicateErrorKey] = predicate }
-        userInfo[NSLocalizedDescriptionKey] = messages.message(description ?? ErrorMessages.template(for: code),
+        userInfo[NSLocalizedDescriptionKey] = messages.message(description ?? CoreDataErrorMessages.template(for: code),
                                                                 key: key, entity: object.entity, value: value)
         if let failureReason { userInfo[NSLocalizedFailureReasonErrorKey] = messages.errorString(failureReason) }
         if let underlyingError { userInfo[NSUnderlyingErrorKey] = underlyingError as NSError }
@@ -36,8 +36,8 @@ enum CoreDataErrorFactory {
     /// Core Data's description "Multiple validation errors occurred." (localized through `model`).
     /// Nested 1560 errors are flattened into their details, as Core Data reports them.
     static func multipleValidationErrors(_ errors: [Error], model: NSManagedObjectModel? = nil) -> NSError {
-        let messages = ErrorMessages(dictionary: model?.localizationDictionary)
-        let description = messages.errorString(ErrorMessages.template(for: NSValidationMultipleErrorsError))
+        let messages = CoreDataErrorMessages(dictionary: model?.localizationDictionary)
+        let description = messages.errorString(CoreDataErrorMessages.template(for: NSValidationMultipleErrorsError))
         return NSError(domain: NSCocoaErrorDomain, code: NSValidationMultipleErrorsError,
                        userInfo: [NSDetailedErrorsKey: flattened(errors), NSLocalizedDescriptionKey: description])
     }

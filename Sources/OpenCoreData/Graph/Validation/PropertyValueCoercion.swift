@@ -232,6 +232,6 @@ enum PropertyValueCoercion {
             given = String(describing: type(of: value))
         }
         return "Unacceptable type of value for \(kind): property = \"\(name)\"; desired type = \(desired); "
-            + "given type = \(given); value = \(ErrorMessages.describe(value))."
+            + "given type = \(given); value = \(CoreDataErrorMessages.describe(value))."
     }
 }

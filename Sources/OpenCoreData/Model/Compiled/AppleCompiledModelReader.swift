@@ -11,6 +11,10 @@ import Foundation
 /// ordered, delete rule), fetched properties, configurations, fetch request templates (with
 /// their archived predicates and sort descriptors) and version identifiers.
 ///
+/// It also reads the copy of the model Core Data keeps in a SQLite store (`Z_MODELCACHE`), a
+/// compressed archive written at run time in a slightly different shape
+/// (``readModel(fromStoreModelCache:store:)``).
+///
 /// Not read, because the files hold no such thing or nothing this package models: the optimized
 /// `.omo` form, localization (the `.strings` files), Spotlight display names, composite
 /// attributes. momc drops the custom class name of transformable attributes, so such an
@@ -27,6 +31,23 @@ enum AppleCompiledModelReader {
             return try readMom(at: try info.url(ofVersion: info.currentVersionName))
         }
         return try readMom(at: url)
+    }
+
+    /// Whether `url` looks like Apple's compiled model: a folder holding `VersionInfo.plist` or
+    /// `.mom` files, or a binary property list file (keyed archives are binary plists). Cheap: it
+    /// decodes nothing; ``readModel(at:)`` says what is wrong with a file that only looks right.
+    static func recognizes(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return false }
+        if isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("VersionInfo.plist").path) { return true }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+            return names.contains { $0.hasSuffix(".mom") }
+        }
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        let magic = (try? handle.read(upToCount: 6)) ?? Data()
+        return magic == Data("bplist".utf8)
     }
 
     /// The `VersionInfo.plist` of a `.momd` folder.
@@ -61,16 +82,36 @@ enum AppleCompiledModelReader {
 
     /// The model archived in one `.mom` file.
     static func readMom(at url: URL) throws -> NSManagedObjectModel {
-        let archive: KeyedArchive
+        let data: Data
         do {
-            archive = try KeyedArchive(contentsOf: url)
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ManagedObjectModelError(.unreadableFile, "the file cannot be read", file: url)
+        }
+        return try readArchivedModel(data, file: url)
+    }
+
+    /// The model Core Data caches in a SQLite store (`Z_MODELCACHE.Z_CONTENT`): a raw-DEFLATE
+    /// compressed keyed archive, written at run time. `store` names the store file in errors.
+    static func readModel(fromStoreModelCache content: Data, store: URL) throws -> NSManagedObjectModel {
+        let archive: Data
+        do {
+            archive = try RawInflate.inflate(content)
+        } catch let failure as RawInflate.Failure {
+            throw ManagedObjectModelError(.invalidCompiledModel, "the store's model cache cannot be decompressed: \(failure)",
+                                          file: store, element: "Z_MODELCACHE")
+        }
+        return try readArchivedModel(archive, file: store)
+    }
+
+    /// The model in a keyed archive whose root object is an `NSManagedObjectModel`.
+    static func readArchivedModel(_ data: Data, file url: URL) throws -> NSManagedObjectModel {
+        let root: KeyedArchive.Node
+        do {
+            root = try KeyedArchive(data: data, file: url).topNode()
         } catch let error as KeyedArchiveError {
-            if case .unreadable = error.reason {
-                throw ManagedObjectModelError(.unreadableFile, error.description, file: url)
-            }
             throw ManagedObjectModelError(.invalidCompiledModel, "not a compiled Core Data model: \(error)", file: url)
         }
-        let root = try archive.topNode()
         guard root.classNames.contains("NSManagedObjectModel") else {
             throw ManagedObjectModelError(.invalidCompiledModel,
                 "the archive holds \(root.className ?? "no object"), not an NSManagedObjectModel", file: url)
@@ -108,44 +149,68 @@ struct MomDecoder {
         guard let entityEntries = root["NSEntities"]?.stringKeyedEntries else {
             throw ManagedObjectModelError(.invalidCompiledModel, "missing or malformed NSEntities", file: file, element: "model")
         }
-        // Pass 1: every entity with its own settings and properties.
-        var entities: [(node: KeyedArchive.Node, entity: NSEntityDescription)] = []
+        // Pass 1: every entity with its own settings, and its decoded properties.
+        var entities: [(node: KeyedArchive.Node, entity: NSEntityDescription, properties: [NSPropertyDescription])] = []
         for (key, node) in entityEntries {
-            entities.append((node, try entity(node, key: key)))
+            let (entity, properties) = try entity(node, key: key)
+            entities.append((node, entity, properties))
         }
         entities.sort { VersionHasher.precedes($0.entity.name ?? "", $1.entity.name ?? "") }
         let byName = Dictionary(entities.map { ($0.entity.name ?? "", $0.entity) }, uniquingKeysWith: { first, _ in first })
 
-        // Pass 2: inheritance, by the names of each entity's subentities.
-        for (node, entity) in entities {
-            let element = "entity '\(entity.name ?? "?")'"
-            let subentityNames = try (node["NSSubentities"].map { try names(ofEntities: $0, element: element) } ?? [])
-                .sorted(by: VersionHasher.precedes)
-            let subentities = try subentityNames.map { name in
-                guard let sub = byName[name] else { throw missingEntity(name, element: element) }
-                return sub
+        // Pass 2: the inheritance tree, from each entity's superentity and subentities.
+        var parentName: [String: String] = [:]
+        for (node, entity, _) in entities {
+            let name = entity.name ?? ""
+            let element = "entity '\(name)'"
+            for sub in try node["NSSubentities"].map({ try names(ofEntities: $0, element: element) }) ?? [] {
+                guard byName[sub] != nil else { throw missingEntity(sub, element: element) }
+                parentName[sub] = name
             }
-            if !subentities.isEmpty {
-                do { try entity.setSubentities(subentities) } catch let error as ManagedObjectModelError {
-                    throw ManagedObjectModelError(error.kind, error.message, file: file, element: error.element ?? element)
-                }
+            if let superName = node["NSSuperentity"]?["NSEntityName"]?.string {
+                guard byName[superName] != nil else { throw missingEntity(superName, element: element) }
+                parentName[name] = superName
             }
-            if let superNode = node["NSSuperentity"], let superName = superNode["NSEntityName"]?.string,
-               entity.superentity?.name != superName {
-                guard let parent = byName[superName] else { throw missingEntity(superName, element: element) }
-                try parent.setSubentities(parent.subentities + [entity])
+        }
+
+        // Pass 3: each entity's own properties. Archives Core Data writes at run time (a store's
+        // model cache) repeat inherited properties in every subentity; those are dropped.
+        for (_, entity, properties) in entities {
+            var inherited = Set<String>()
+            var ancestor = parentName[entity.name ?? ""]
+            var seen = Set<String>()
+            while let current = ancestor, seen.insert(current).inserted {
+                inherited.formUnion(entities.first { $0.entity.name == current }?.properties.map(\.name) ?? [])
+                ancestor = parentName[current]
+            }
+            let own = properties.filter { !inherited.contains($0.name) }
+            do { try entity.setProperties(own) } catch let error as ManagedObjectModelError {
+                throw ManagedObjectModelError(error.kind, error.message, file: file, element: error.element ?? "entity '\(entity.name ?? "?")'")
+            }
+        }
+        for (_, entity, _) in entities {
+            let subentities = entities.map(\.entity).filter { parentName[$0.name ?? ""] == entity.name }
+            guard !subentities.isEmpty else { continue }
+            do { try entity.setSubentities(subentities) } catch let error as ManagedObjectModelError {
+                throw ManagedObjectModelError(error.kind, error.message, file: file, element: error.element ?? "entity '\(entity.name ?? "?")'")
             }
         }
 
         let model = NSManagedObjectModel()
         model.entities = entities.map(\.entity)
 
-        // Relationships name their destination and inverse; check that they exist.
-        for (_, entity) in entities {
+        // Relationships name their destination and inverse; check that both exist.
+        for (_, entity, _) in entities {
             for case let relationship as NSRelationshipDescription in entity.declaredProperties {
                 let element = "relationship '\(relationship.name)' of entity '\(entity.name ?? "?")'"
-                if let destination = relationship.destinationEntityName, byName[destination] == nil {
-                    throw missingEntity(destination, element: element)
+                guard let destinationName = relationship.destinationEntityName else { continue }
+                guard let destination = byName[destinationName] else { throw missingEntity(destinationName, element: element) }
+                // Tolerant: an inverse declared on a subentity of the destination is accepted too.
+                if let inverse = relationship.inverseName,
+                   !([destination] + destination.allSubentities).contains(where: { $0.relationshipsByName[inverse] != nil }) {
+                    throw ManagedObjectModelError(.missingReference,
+                        "the inverse relationship '\(inverse)' is not a relationship of entity '\(destinationName)'",
+                        file: file, element: element)
                 }
             }
         }
@@ -181,7 +246,8 @@ struct MomDecoder {
 
     // MARK: Entities
 
-    private func entity(_ node: KeyedArchive.Node, key: String) throws -> NSEntityDescription {
+    /// An entity with its settings and indexes, and its archived properties (not yet attached).
+    private func entity(_ node: KeyedArchive.Node, key: String) throws -> (NSEntityDescription, [NSPropertyDescription]) {
         let name = node["NSEntityName"]?.string ?? key
         let element = "entity '\(name)'"
         guard node.classNames.contains("NSEntityDescription") else {
@@ -204,8 +270,8 @@ struct MomDecoder {
         let propertyDecoder = MomPropertyDecoder(file: file, entityName: name)
         var properties: [NSPropertyDescription] = []
         for (key, propertyNode) in node["NSProperties"]?.stringKeyedEntries ?? [] {
-            properties.append(try propertyDecoder.property(propertyNode, key: key, fetchRequest: { node, element in
-                try fetchRequest(node, element: element, entities: [:])
+            properties.append(try propertyDecoder.property(propertyNode, key: key, fetchRequest: { node, element, entityName in
+                try fetchRequest(node, element: element, entities: [:], entityName: entityName)
             }))
         }
         // Xcode writes attributes, then relationships, then fetched properties, each by name;
@@ -214,14 +280,10 @@ struct MomDecoder {
             let (ra, rb) = (rank(a), rank(b))
             return ra != rb ? ra < rb : VersionHasher.precedes(a.name, b.name)
         }
-        do { try entity.setProperties(properties) } catch let error as ManagedObjectModelError {
-            throw ManagedObjectModelError(error.kind, error.message, file: file, element: error.element ?? element)
-        }
-
         if let indexes = node["NSFetchIndexDescriptions"]?.elements {
             entity.indexes = try indexes.map { try fetchIndex($0, entityName: name) }
         }
-        return entity
+        return (entity, properties)
     }
 
     private func rank(_ property: NSPropertyDescription) -> Int {
@@ -255,10 +317,12 @@ struct MomDecoder {
 
     // MARK: Fetch requests
 
-    func fetchRequest(_ node: KeyedArchive.Node, element: String,
-                      entities: [String: NSEntityDescription]) throws -> NSFetchRequest<NSFetchRequestResult> {
+    /// A fetch request. Its entity is archived as the entity object or its name; a fetched
+    /// property also names it separately (`_NSFetchRequestEntityName`), passed as `entityName`.
+    func fetchRequest(_ node: KeyedArchive.Node, element: String, entities: [String: NSEntityDescription],
+                      entityName fallbackEntityName: String? = nil) throws -> NSFetchRequest<NSFetchRequestResult> {
         let predicates = AppleArchivedPredicate(file: file, element: element)
-        let entityName = node["NSEntity"].flatMap { $0.string ?? $0["NSEntityName"]?.string }
+        let entityName = node["NSEntity"].flatMap { $0.string ?? $0["NSEntityName"]?.string } ?? fallbackEntityName
         guard let entityName else {
             throw ManagedObjectModelError(.invalidCompiledModel, "the fetch request names no entity", file: file, element: element)
         }

@@ -17,7 +17,8 @@ struct MomPropertyDecoder {
     let file: URL
     let entityName: String
 
-    typealias FetchRequestReader = (KeyedArchive.Node, String) throws -> NSFetchRequest<NSFetchRequestResult>
+    /// Reads an archived fetch request: its node, the element for errors, a fallback entity name.
+    typealias FetchRequestReader = (KeyedArchive.Node, String, String?) throws -> NSFetchRequest<NSFetchRequestResult>
 
     func property(_ node: KeyedArchive.Node, key: String, fetchRequest: FetchRequestReader) throws -> NSPropertyDescription {
         let name = node["NSPropertyName"]?.string ?? key
@@ -42,7 +43,8 @@ struct MomPropertyDecoder {
         } else if classes.contains("NSFetchedPropertyDescription") {
             let fetched = NSFetchedPropertyDescription()
             if let request = node["NSFetchRequest"] {
-                fetched.fetchRequest = try fetchRequest(request, "fetched property '\(name)' of entity '\(entityName)'")
+                fetched.fetchRequest = try fetchRequest(request, "fetched property '\(name)' of entity '\(entityName)'",
+                                                        node["_NSFetchRequestEntityName"]?.string)
             }
             property = fetched
         } else {
@@ -117,7 +119,8 @@ struct MomPropertyDecoder {
                                       element: String) throws -> (predicates: [NSPredicate], warnings: [Any]) {
         let flags = node["NSFlagsKey"]?.integer ?? 0
         let integral: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType,
-                                              .integer64AttributeType, .stringAttributeType]
+                                              .integer64AttributeType, .stringAttributeType,
+                                              .binaryDataAttributeType, .URIAttributeType]
         func bound(_ key: String, present: Bool) -> String? {
             guard present, let value = node[key] else { return nil }
             if integral.contains(attribute.attributeType), let integer = value.integer { return String(integer) }
@@ -126,47 +129,13 @@ struct MomPropertyDecoder {
         let minimum = bound("NSMinValueName", present: flags & 0x2 != 0)
         let maximum = bound("NSMaxValueName", present: flags & 0x1 != 0)
         guard minimum != nil || maximum != nil else { return ([], []) }
-        return try boundPredicates(type: attribute.attributeType, minimum: minimum, maximum: maximum, element: element)
-    }
-
-    /// Core Data's predicates for a minimum and a maximum: `SELF >= min` / `SELF <= max` for
-    /// numbers (warnings 1620/1610), dates (1640/1630, seconds since 2001), `length >= min` /
-    /// `length <= max` for strings and data (1670/1660).
-    private func boundPredicates(type: NSAttributeType, minimum: String?, maximum: String?,
-                                 element: String) throws -> (predicates: [NSPredicate], warnings: [Any]) {
-        let keyPath: NSExpression
-        let codes: (min: Int, max: Int)
-        switch type {
-        case .stringAttributeType, .binaryDataAttributeType:
-            keyPath = NSExpression(forKeyPath: "length")
-            codes = (1670, 1660)
-        case .dateAttributeType:
-            keyPath = NSExpression.expressionForEvaluatedObject()
-            codes = (1640, 1630)
-        default:
-            keyPath = NSExpression.expressionForEvaluatedObject()
-            codes = (1620, 1610)
-        }
-        func value(_ text: String) throws -> Any {
-            if type == .dateAttributeType, let seconds = Double(text) { return Date(timeIntervalSinceReferenceDate: seconds) }
-            if [.stringAttributeType, .binaryDataAttributeType].contains(type), let count = Int64(text) { return count }
-            if let parsed = type.value(fromModelString: text) { return parsed }
-            throw ManagedObjectModelError(.invalidValue, "the bound \(text) does not fit the attribute's type",
+        let result = NSAttributeDescription.constraintPredicates(type: attribute.attributeType, minimum: minimum,
+                                                                 maximum: maximum, regularExpression: nil)
+        if let invalid = result.invalid.first {
+            throw ManagedObjectModelError(.invalidValue, "the bound \(invalid) does not fit the attribute's type",
                                           file: file, element: element)
         }
-        var predicates: [NSPredicate] = []
-        var warnings: [Any] = []
-        if let minimum {
-            predicates.append(NSComparisonPredicate(leftExpression: keyPath, rightExpression: NSExpression(forConstantValue: try value(minimum)),
-                                                    modifier: .direct, type: .greaterThanOrEqualTo))
-            warnings.append(codes.min)
-        }
-        if let maximum {
-            predicates.append(NSComparisonPredicate(leftExpression: keyPath, rightExpression: NSExpression(forConstantValue: try value(maximum)),
-                                                    modifier: .direct, type: .lessThanOrEqualTo))
-            warnings.append(codes.max)
-        }
-        return (predicates, warnings)
+        return (result.predicates, result.warnings)
     }
 
     // MARK: Relationships
@@ -236,7 +205,7 @@ enum MomValues {
         if let mantissa = node["NS.mantissa"]?.data {
             var magnitude = Decimal(0)
             for byte in mantissa.reversed() { magnitude = magnitude * 256 + Decimal(Int(byte)) }
-            let exponent = Int(node["NS.exponent"]?.integer ?? 0)
+            let exponent = Int(max(-128, min(127, node["NS.exponent"]?.integer ?? 0)))
             var value = Decimal(sign: .plus, exponent: exponent, significand: magnitude)
             if node["NS.negative"]?.bool == true { value.negate() }
             return value

@@ -108,6 +108,17 @@ struct CompiledModelEncoder {
             "refreshRefetched": request.shouldRefreshRefetchedObjects,
         ]
         result["predicate"] = request.predicate?.predicateFormat
+        if let descriptors = request.sortDescriptors {
+            result["sortDescriptors"] = try descriptors.map { descriptor -> [String: Any] in
+                guard let selector = descriptor.selector else {
+                    throw ManagedObjectModelError(.invalidValue, "a comparator sort descriptor can't be stored in a compiled model",
+                                                  element: "fetch request for '\(request.entityName ?? "")'")
+                }
+                var encoded: [String: Any] = ["ascending": descriptor.ascending, "selector": NSStringFromSelector(selector)]
+                encoded["key"] = descriptor.key
+                return encoded
+            }
+        }
         result["having"] = request.havingPredicate?.predicateFormat
         result["prefetching"] = request.relationshipKeyPathsForPrefetching
         result["propertiesToFetch"] = request.propertiesToFetch.map(FetchRequestSettings.names)
@@ -175,7 +186,7 @@ struct CompiledModelDecoder {
         for template in root["fetchRequests"] as? [[String: Any]] ?? [] {
             guard let name = template["name"] as? String, let request = template["request"] as? [String: Any] else { continue }
             let decoded = try decodeRequest(request, context: "fetch request '\(name)'")
-            if let entityName = decoded.entityName { decoded.entity = byName[entityName] }
+            decoded.resolveEntity(in: byName)
             model.setFetchRequestTemplate(decoded, forName: name)
         }
         try model.validateReferences()
@@ -269,6 +280,12 @@ struct CompiledModelDecoder {
     private func decodeRequest(_ dictionary: [String: Any], context: String) throws -> NSFetchRequest<NSFetchRequestResult> {
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: dictionary["entity"] as? String ?? "")
         request.predicate = try (dictionary["predicate"] as? String).map { try predicate($0, context: context) }
+        if let descriptors = dictionary["sortDescriptors"] as? [[String: Any]] {
+            request.sortDescriptors = descriptors.map {
+                NSSortDescriptor(key: $0["key"] as? String, ascending: $0["ascending"] as? Bool ?? true,
+                                 selector: ($0["selector"] as? String).map(NSSelectorFromString))
+            }
+        }
         request.havingPredicate = try (dictionary["having"] as? String).map { try predicate($0, context: context) }
         request.fetchLimit = dictionary["fetchLimit"] as? Int ?? 0
         request.fetchOffset = dictionary["fetchOffset"] as? Int ?? 0

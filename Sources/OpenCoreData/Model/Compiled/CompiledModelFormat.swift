@@ -8,6 +8,7 @@
 ///     OCDCompiledModelFormatVersion     1
 ///     NSManagedObjectModel_CurrentVersionName   "<current version name>"
 ///     NSManagedObjectModel_VersionHashes        { "<version>": { "<entity>": <32-byte data> } }
+///     NSManagedObjectModel_VersionChecksums     { "<version>": "<base64 model checksum>" }
 ///   <version>.ocdmom       one compiled file per version (below)
 /// ```
 /// Loading the folder loads its current version. The `NSManagedObjectModel_…` keys have the
@@ -44,7 +45,8 @@
 /// `fetchLimit`, `fetchOffset`, `fetchBatchSize`, `resultType` (raw), `distinct`,
 /// `includesSubentities`, `includesPendingChanges`, `returnsObjectsAsFaults`,
 /// `includesPropertyValues`, `refreshRefetched`, optional `prefetching`, `propertiesToFetch`,
-/// `propertiesToGroupBy` (arrays of names). Sort descriptors are not stored.
+/// `propertiesToGroupBy` (arrays of names), and `sortDescriptors` (array of `{key (optional),
+/// ascending, selector}`; comparator-based descriptors cannot be stored).
 ///
 /// Default values are stored by attribute type: integers and Booleans as numbers, decimals as
 /// strings, doubles and floats as reals, dates as reals (seconds since 2001-01-01), UUIDs and
@@ -60,6 +62,7 @@ public enum CompiledModelFormat {
     static let folderFormatVersionKey = "OCDCompiledModelFormatVersion"
     static let currentVersionKey = "NSManagedObjectModel_CurrentVersionName"
     static let versionHashesKey = "NSManagedObjectModel_VersionHashes"
+    static let versionChecksumsKey = "NSManagedObjectModel_VersionChecksums"
     static let versionInfoName = "VersionInfo.plist"
 
     /// Compiles the model at `source` into the folder `destination`, replacing its files.
@@ -89,16 +92,19 @@ public enum CompiledModelFormat {
     public static func write(versions: [(name: String, model: NSManagedObjectModel)], currentVersion: String, to destination: URL) throws {
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
         var hashes: [String: Any] = [:]
+        var checksums: [String: Any] = [:]
         for (name, model) in versions {
             let data = try fileData(for: model)
             try data.write(to: destination.appendingPathComponent(name).appendingPathExtension(fileExtension), options: .atomic)
             hashes[name] = model.entityVersionHashesByName
+            checksums[name] = model.versionChecksum
         }
         let info: [String: Any] = [
             folderFormatKey: folderFormatName,
             folderFormatVersionKey: formatVersion,
             currentVersionKey: currentVersion,
             versionHashesKey: hashes,
+            versionChecksumsKey: checksums,
         ]
         let data = try PropertyListSerialization.data(fromPropertyList: info, format: .binary, options: 0)
         try data.write(to: destination.appendingPathComponent(versionInfoName), options: .atomic)

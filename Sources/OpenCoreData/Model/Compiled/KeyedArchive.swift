@@ -304,16 +304,23 @@ extension KeyedArchive {
         }
 
         /// The entries of an archived dictionary (`NS.keys` / `NS.objects`), in archive order.
+        /// Also reads Core Data's `NSKnownKeysDictionary1` (the runtime's shared-key dictionary:
+        /// keys in `searchMapping.keys`, values in `values`, unused slots holding `emptyToken`).
         var entries: [(key: Node, value: Node)]? {
             let node = resolved
             guard case .object(_, let fields) = node.value else { return nil }
-            guard case .array(let keys) = fields["NS.keys"] ?? .null,
-                  case .array(let values) = fields["NS.objects"] ?? .null, keys.count == values.count else {
-                return nil
+            if case .array(let keys) = fields["NS.keys"] ?? .null, case .array(let values) = fields["NS.objects"] ?? .null,
+               keys.count == values.count {
+                return zip(keys, values).map {
+                    (Node(archive: archive, value: $0.0).resolved, Node(archive: archive, value: $0.1).resolved)
+                }
             }
-            return zip(keys, values).map {
-                (Node(archive: archive, value: $0.0).resolved, Node(archive: archive, value: $0.1).resolved)
+            if let keys = node["searchMapping"]?["keys"]?.elements, let values = node["values"]?.elements,
+               keys.count == values.count {
+                let empty = node["emptyToken"]?.string
+                return zip(keys, values).filter { empty == nil || $0.1.string != empty }.map { ($0.0, $0.1) }
             }
+            return nil
         }
 
         /// The entries of an archived dictionary whose keys are strings, in archive order.
@@ -356,9 +363,9 @@ extension KeyedArchive {
 }
 
 /// A keyed archive that cannot be read, with the file it came from.
-public struct KeyedArchiveError: Error, CustomStringConvertible, Sendable, Equatable {
+struct KeyedArchiveError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What is wrong with the archive.
-    public enum Reason: Sendable, Equatable {
+    enum Reason: Sendable, Equatable {
         case unreadable(String)
         case notAPropertyList(String)
         case notAKeyedArchive(String)
@@ -367,10 +374,10 @@ public struct KeyedArchiveError: Error, CustomStringConvertible, Sendable, Equat
     }
 
     /// The archive's file, if it came from one.
-    public let file: URL?
-    public let reason: Reason
+    let file: URL?
+    let reason: Reason
 
-    public var description: String {
+    var description: String {
         let place = file.map { "\($0.path): " } ?? ""
         switch reason {
         case .unreadable(let detail): return "\(place)cannot read the file (\(detail))"

@@ -24,14 +24,21 @@ struct SHA256: Sendable {
     }
 
     mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            buffer.append(byte)
-            byteCount &+= 1
-            if buffer.count == 64 {
-                compress(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
+        var input = Array(bytes)[...]
+        byteCount &+= UInt64(input.count)
+        if !buffer.isEmpty {
+            let take = min(64 - buffer.count, input.count)
+            buffer.append(contentsOf: input.prefix(take))
+            input = input.dropFirst(take)
+            guard buffer.count == 64 else { return }
+            compress(buffer[...])
+            buffer.removeAll(keepingCapacity: true)
         }
+        while input.count >= 64 {
+            compress(input.prefix(64))
+            input = input.dropFirst(64)
+        }
+        buffer.append(contentsOf: input)
     }
 
     /// The UTF-8 bytes of `string`, without a terminator (as `strlen` + `UTF8String` in Core Data).
@@ -72,11 +79,12 @@ struct SHA256: Sendable {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    private mutating func compress(_ block: [UInt8]) {
+    private mutating func compress(_ block: ArraySlice<UInt8>) {
+        let base = block.startIndex
         var w = [UInt32](repeating: 0, count: 64)
         for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16
-                | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
+            w[i] = UInt32(block[base + 4 * i]) << 24 | UInt32(block[base + 4 * i + 1]) << 16
+                | UInt32(block[base + 4 * i + 2]) << 8 | UInt32(block[base + 4 * i + 3])
         }
         for i in 16..<64 {
             let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
@@ -117,14 +125,21 @@ struct SHA512: Sendable {
     }
 
     mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            buffer.append(byte)
-            byteCount &+= 1
-            if buffer.count == 128 {
-                compress(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
+        var input = Array(bytes)[...]
+        byteCount &+= UInt64(input.count)
+        if !buffer.isEmpty {
+            let take = min(128 - buffer.count, input.count)
+            buffer.append(contentsOf: input.prefix(take))
+            input = input.dropFirst(take)
+            guard buffer.count == 128 else { return }
+            compress(buffer[...])
+            buffer.removeAll(keepingCapacity: true)
         }
+        while input.count >= 128 {
+            compress(input.prefix(128))
+            input = input.dropFirst(128)
+        }
+        buffer.append(contentsOf: input)
     }
 
     /// The 64-byte digest. Consumes the state.
@@ -167,11 +182,12 @@ struct SHA512: Sendable {
         0x4cc5_d4be_cb3e_42b6, 0x597f_299c_fc65_7e2a, 0x5fcb_6fab_3ad6_faec, 0x6c44_198c_4a47_5817,
     ]
 
-    private mutating func compress(_ block: [UInt8]) {
+    private mutating func compress(_ block: ArraySlice<UInt8>) {
+        let base = block.startIndex
         var w = [UInt64](repeating: 0, count: 80)
         for i in 0..<16 {
             var word: UInt64 = 0
-            for j in 0..<8 { word = word << 8 | UInt64(block[8 * i + j]) }
+            for j in 0..<8 { word = word << 8 | UInt64(block[base + 8 * i + j]) }
             w[i] = word
         }
         for i in 16..<80 {
@@ -194,8 +210,15 @@ struct SHA512: Sendable {
     }
 }
 
-extension FixedWidthInteger where Self: UnsignedInteger {
-    fileprivate func rotatedRight(_ count: Int) -> Self {
-        (self >> count) | (self << (Self.bitWidth - count))
+// Concrete (not generic) rotations: unspecialized generics make debug builds many times slower.
+extension UInt32 {
+    @inline(__always) fileprivate func rotatedRight(_ count: UInt32) -> UInt32 {
+        (self >> count) | (self << (32 &- count))
+    }
+}
+
+extension UInt64 {
+    @inline(__always) fileprivate func rotatedRight(_ count: UInt64) -> UInt64 {
+        (self >> count) | (self << (64 &- count))
     }
 }

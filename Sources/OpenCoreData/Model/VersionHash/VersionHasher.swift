@@ -2,11 +2,13 @@ import Foundation
 
 /// Core Data's version hashes, computed exactly as Apple's framework computes them.
 ///
-/// The algorithm was reconstructed from the behaviour of Core Data and checked byte for byte
-/// against hashes Apple's tools wrote: every entity of every version of the fixture models
-/// (`VersionInfo.plist` of `SampleModel.momd` and `SampleModel3.momd`, and the
-/// `NSStoreModelVersionHashes` of the fixture SQLite stores), the per-property hashes momc writes
-/// into the optimized `.omo` model, the model checksums (`NSManagedObjectModel_VersionChecksums`,
+/// The algorithm follows Core Data's own implementation (`_versionHash:inStyle:` of the property
+/// and entity classes, as public decompilations of the framework show it) and is checked byte for
+/// byte against what Apple's tools wrote into the fixtures: every entity of every version of the
+/// fixture models (`VersionInfo.plist` of `SampleModel.momd` and `SampleModel3.momd`), the
+/// `NSStoreModelVersionHashes` and model caches of the fixture SQLite stores, the source and
+/// destination hashes of the fixture mapping model, the per-property hashes momc writes into the
+/// optimized `.omo` model, the model checksums (`NSManagedObjectModel_VersionChecksums`,
 /// `NSStoreModelVersionChecksumKey`) and the store digest (`NSStoreModelVersionHashesDigest`).
 ///
 /// All digests are SHA-256 except the store digest (SHA-512). Strings are fed as their UTF-8

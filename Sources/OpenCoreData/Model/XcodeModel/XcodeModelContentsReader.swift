@@ -14,16 +14,28 @@ struct XcodeModelContentsReader {
 
     /// Reads the model in `data`.
     func read(_ data: Data) throws -> NSManagedObjectModel {
+        // XMLParser checks well-formedness quietly and says where it failed; XMLDocument (libxml2's
+        // tree) would print to stderr and hand back an empty document instead.
+        // (`parse()` can return true for a truncated file; `parserError` still tells.)
+        let checker = XMLParser(data: data)
+        guard checker.parse(), checker.parserError == nil else {
+            let code = (checker.parserError as NSError?)?.code ?? 0
+            throw ManagedObjectModelError(.malformedXML,
+                "the file is not well-formed XML (parser error \(code) at line \(checker.lineNumber), column \(checker.columnNumber))",
+                file: file)
+        }
         let document: XMLDocument
         do {
             document = try XMLDocument(data: data, options: [])
         } catch {
             throw ManagedObjectModelError(.malformedXML, "the file is not well-formed XML (\(error.localizedDescription))", file: file)
         }
-        guard let root = document.rootElement(), root.name == "model" else {
-            throw ManagedObjectModelError(.malformedXML,
-                                          "the root element is <\(document.rootElement()?.name ?? "")>, not <model>",
-                                          file: file, element: document.rootElement()?.name)
+        guard let root = document.rootElement() else {
+            throw ManagedObjectModelError(.malformedXML, "the file has no root element", file: file)
+        }
+        guard root.name == "model" else {
+            throw ManagedObjectModelError(.malformedXML, "the root element is <\(root.name ?? "")>, not <model>",
+                                          file: file, element: root.name)
         }
         do {
             return try readModel(root)
@@ -84,7 +96,7 @@ struct XcodeModelContentsReader {
             model.setEntities(members, forConfigurationName: name)
         }
         for (_, template) in model.fetchRequestTemplatesByName {
-            if let entityName = template.entityName { template.entity = byName[entityName] }
+            template.resolveEntity(in: byName)
         }
         try model.validateReferences()
         return model
@@ -179,8 +191,14 @@ struct XcodeModelContentsReader {
         } else if let string = element.string("defaultValueString") {
             attribute.defaultValue = type.value(fromModelString: string)
         }
+        // Xcode writes date bounds as `minDateTimeInterval`/`maxDateTimeInterval` (older
+        // versions as `minValueString`/`maxValueString`), in seconds since 2001 either way.
+        // A bound that does not fit the type (old Xcode kept stale bounds after a type change)
+        // is skipped rather than refusing the whole model.
         let constraints = NSAttributeDescription.constraintPredicates(
-            type: type, minimum: element.string("minValueString"), maximum: element.string("maxValueString"),
+            type: type,
+            minimum: element.string("minDateTimeInterval") ?? element.string("minValueString"),
+            maximum: element.string("maxDateTimeInterval") ?? element.string("maxValueString"),
             regularExpression: element.string("regularExpressionString"))
         if !constraints.predicates.isEmpty {
             attribute.setValidationPredicates(constraints.predicates, warnings: constraints.warnings)
@@ -195,7 +213,6 @@ struct XcodeModelContentsReader {
         readCommon(element, into: relationship)
         let toMany = element.bool("toMany")
         relationship.maxCount = element.int("maxCount") ?? (toMany ? 0 : 1)
-        if toMany, relationship.maxCount == 1 { relationship.maxCount = 0 }
         relationship.minCount = element.int("minCount") ?? 0
         relationship.isOrdered = element.bool("ordered")
         if let rule = element.string("deletionRule") {
@@ -245,7 +262,9 @@ struct XcodeModelContentsReader {
         if let value = element.optionalBool("includeSubentities") ?? element.optionalBool("includesSubentities") {
             request.includesSubentities = value
         }
-        if let value = element.optionalBool("includesPendingChanges") { request.includesPendingChanges = value }
+        if let value = element.optionalBool("includePendingChanges") ?? element.optionalBool("includesPendingChanges") {
+            request.includesPendingChanges = value
+        }
         if let value = element.optionalBool("includePropertyValues") ?? element.optionalBool("includesPropertyValues") {
             request.includesPropertyValues = value
         }

@@ -10,7 +10,8 @@
 ///   otherwise `fmod` in `Double`.
 /// - `raise:toPower:`: an integer to a non-negative integer power is an integer when it fits.
 /// - Any `Decimal` operand makes the operation `Decimal` (except `modulus:by:` and powers, done in
-///   `Double`); any other operand makes it `Double`.
+///   `Double`, and a `Double` operand `Decimal` cannot hold, such as infinity); any other operand
+///   makes it `Double`.
 /// - Dividing by zero (integer or floating) throws ``PredicateEvaluationError/divisionByZero(function:)``.
 enum Arithmetic {
     static func add(_ a: NumericValue, _ b: NumericValue) -> NumericValue {
@@ -36,7 +37,8 @@ enum Arithmetic {
             let (result, overflow) = integer(x)(y)
             return overflow ? .double(double(Double(x), Double(y))) : .integer(result)
         case (.decimal, _), (_, .decimal):
-            return .decimal(decimal(a.decimalValue, b.decimalValue))
+            if let x = a.decimalValue, let y = b.decimalValue { return .decimal(decimal(x, y)) }
+            return .double(double(a.doubleValue, b.doubleValue))
         default:
             return .double(double(a.doubleValue, b.doubleValue))
         }
@@ -50,7 +52,8 @@ enum Arithmetic {
             if !overflow && remainder == 0 { return .integer(x / y) }
             return .double(Double(x) / Double(y))
         case (.decimal, _), (_, .decimal):
-            return .decimal(a.decimalValue / b.decimalValue)
+            if let x = a.decimalValue, let y = b.decimalValue { return .decimal(x / y) }
+            return .double(a.doubleValue / b.doubleValue)
         default:
             return .double(a.doubleValue / b.doubleValue)
         }

@@ -69,7 +69,8 @@ struct BuiltinFunctions {
     /// `lowercaseString`, `stringByAppendingString:` (strings), `intValue`, `integerValue`,
     /// `longLongValue`, `doubleValue`, `floatValue`, `boolValue`, `stringValue` (numbers),
     /// `timeIntervalSinceReferenceDate`, `timeIntervalSince1970` (dates), `count` (collections),
-    /// `description`, `valueForKey:` and `valueForKeyPath:` (anything).
+    /// `description`, `valueForKey:` and `valueForKeyPath:` (anything). A nil receiver answers
+    /// nil to any selector that is not a built-in function, as a message to nil does.
     func perform(_ selector: String, on receiver: Any?, arguments: [Any?]) throws -> Any? {
         if let target = receiver as? PredicateFunctionTarget, target.respondsToPredicateFunction(selector) {
             return ValueComparison.unwrap(try target.performPredicateFunction(selector, arguments: arguments))
@@ -77,6 +78,8 @@ struct BuiltinFunctions {
         if let arity = BuiltinFunctionName.arity[selector] {
             return try apply(selector, arity == 0 ? arguments : [receiver] + arguments)
         }
+        // Objective-C messages to nil return nil; a missing value answers every selector so.
+        if ValueComparison.unwrap(receiver) == nil { return nil }
         let unknown = PredicateEvaluationError.unknownSelector(selector: selector, receiverType: ValueComparison.typeName(receiver))
         if let string = ValueComparison.string(receiver) {
             switch selector {
@@ -92,7 +95,11 @@ struct BuiltinFunctions {
         if let number = NumericValue(receiver) {
             switch selector {
             case "intValue", "integerValue", "longLongValue":
-                return number.exactInteger.map { Int($0) } ?? Int(number.doubleValue.rounded(.towardZero))
+                if let integer = number.exactInteger ?? Int64(exactly: number.doubleValue.rounded(.towardZero)) {
+                    return NumericValue.integer(integer).boxed
+                }
+                throw PredicateEvaluationError.wrongArgumentType(
+                    function: selector, argument: 0, expected: "a number in the range of Int64", typeName: ValueComparison.typeName(receiver))
             case "doubleValue", "floatValue": return number.doubleValue
             case "boolValue": return number.doubleValue != 0
             case "stringValue": return Self.describe(receiver)

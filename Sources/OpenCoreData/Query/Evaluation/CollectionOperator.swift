@@ -14,6 +14,10 @@
 /// - `@unionOfArrays`, `@distinctUnionOfArrays`: the elements are collections; the values of
 ///   `right` in all of them, concatenated into one array (distinct: without duplicates).
 /// - `@unionOfSets`, `@distinctUnionOfSets`: as the array forms, into a set.
+///
+/// On a value that is not a collection, `@op.key.rest` reads `key` first and applies
+/// `@op.rest` to it, so that the Predicate Programming Guide's `@sum.items.price < 1000` works
+/// on an order; Apple's KVC would raise. The SQL compilers treat it as `items.@sum.price`.
 enum CollectionOperator: String, CaseIterable, Sendable {
     case count = "@count"
     case sum = "@sum"
@@ -34,6 +38,10 @@ enum CollectionOperator: String, CaseIterable, Sendable {
         if ValueComparison.isNull(object) { return op == .count ? 0 : nil }
         if op == .count, let dictionary = KeyValueAccess.dictionary(object) { return dictionary.count }
         guard let collection = CollectionValue(object) else {
+            // `@sum.items.price` on an object reads `items` first (Apple's documented example form).
+            if op != .count, path.count >= 2, let key = path.first {
+                return try apply(name, path: path.dropFirst(), to: KeyValueAccess.value(forKey: key, of: object))
+            }
             throw KeyValueCodingError.notACollection(collectionOperator: name, typeName: ValueComparison.typeName(object))
         }
         if op == .count { return collection.elements.count }

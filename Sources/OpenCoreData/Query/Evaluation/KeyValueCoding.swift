@@ -4,7 +4,9 @@
 /// ``KeyValueAccess``. `value(forKey:)` is Apple's spelling and returns `nil` for a missing
 /// value; ``valueThrowing(forKey:)`` is the strict path, which should throw
 /// ``KeyValueCodingError/unknownKey(key:owner:)`` for a key the type does not have (a managed
-/// object reports `owner: "entity Run"`). Its default calls `value(forKey:)`.
+/// object reports `owner: "entity Run"`). Its default calls `value(forKey:)`; a class whose
+/// subclasses may refine it (as `NSManagedObject` will) should implement it itself, `open`, so
+/// that the overrides are dispatched dynamically.
 ///
 /// Differs from Apple: Apple's `NSObject` raises `NSUnknownKeyException`; here unknown keys are
 /// thrown errors, and types that do not adopt the protocol are read through `Mirror`.
@@ -16,6 +18,7 @@ public protocol KeyValueCoding {
 }
 
 extension KeyValueCoding {
+    /// Returns `value(forKey:)`: a lenient type treats every key as known.
     public func valueThrowing(forKey key: String) throws -> Any? {
         value(forKey: key)
     }
@@ -60,6 +63,11 @@ public enum KeyValueCodingError: Error, Sendable, Equatable, CustomStringConvert
     }
 }
 
+extension KeyValueCodingError: LocalizedError {
+    /// The same text as ``description``, so that `localizedDescription` names the problem too.
+    public var errorDescription: String? { description }
+}
+
 /// Key-value coding over any value: dictionaries, arrays, sets, ``KeyValueCoding`` adopters and,
 /// through `Mirror`, plain Swift structs and classes.
 ///
@@ -67,10 +75,11 @@ public enum KeyValueCodingError: Error, Sendable, Equatable, CustomStringConvert
 /// - `self` is the value itself; a nil or `NSNull` receiver gives nil for every key.
 /// - `[String: Any]`, `[AnyHashable: Any]` and `NSDictionary` return the entry, nil when missing.
 ///   A key starting with `@` asks the dictionary itself: `@count` is its number of entries.
-/// - Arrays and `NSOrderedSet` map the key over their elements into an array, with `NSNull` where
-///   an element gave nil. Sets map into a set without the nils.
+/// - Arrays map the key over their elements into an array, with `NSNull` where an element gave
+///   nil; `NSOrderedSet` maps into an `NSOrderedSet` likewise. Sets map into a set without the nils.
 /// - ``KeyValueCoding`` adopters answer through ``KeyValueCoding/valueThrowing(forKey:)``.
-/// - Strings and data answer `length` (UTF-16 units, bytes), as `NSString` and `NSData` do.
+/// - Strings answer `length` (in UTF-16 units, as `NSString`); data answers it in bytes, as
+///   `NSData` (Core Data's compiled length constraints on binary attributes read it).
 /// - Other values are read with `Mirror` (stored properties, including those of superclasses; a
 ///   property wrapper `_key` is unwrapped). A key they do not have throws
 ///   ``KeyValueCodingError/unknownKey(key:owner:)``.
@@ -110,27 +119,22 @@ public enum KeyValueAccess {
         if let dictionary = dictionary(object) {
             return dictionary[key].flatMap(ValueComparison.unwrap)
         }
+        if key == "length", let string = ValueComparison.string(object) { return string.utf16.count }
         if let collection = CollectionValue(object) {
             switch collection.kind {
-            case .array, .orderedSet:
+            case .array:
                 return try collection.elements.map { try valueForKey(key, of: $0) ?? NSNull() }
+            case .orderedSet:
+                return CollectionValue.make(try collection.elements.map { try valueForKey(key, of: $0) ?? NSNull() }, kind: .orderedSet)
             case .set:
                 return CollectionValue.make(try collection.elements.compactMap { try valueForKey(key, of: $0) }, kind: .set)
             }
         }
-        if key == "length", let length = foundationLength(of: object) { return length }
-        return try mirroredValue(key, of: object)
-    }
-
-    /// `length` as Foundation's `NSString` (UTF-16 units) and `NSData` (bytes) answer it, which
-    /// Core Data's compiled string-length constraints (`length >= 3`) read.
-    private static func foundationLength(of object: Any) -> Int? {
-        if let string = ValueComparison.string(object) { return string.utf16.count }
-        switch object {
-        case let data as Data: return data.count
-        case let data as NSData: return data.length
-        default: return nil
+        if key == "length" {
+            if let data = object as? Data { return data.count }
+            if let data = object as? NSData { return data.length }
         }
+        return try mirroredValue(key, of: object)
     }
 
     /// The entries of a dictionary with string keys, or `nil` when `object` is not one.

@@ -1,6 +1,6 @@
 /// A number read from any Swift or Foundation numeric value, for comparison and arithmetic.
 ///
-/// Every numeric width (`Int`, `Int8`…`Int64`, `UInt`…`UInt64`, `Float`, `Double`, `CGFloat`,
+/// Every numeric width (`Int`, `Int8`…`Int64`, `UInt`…`UInt64`, `Float16`, `Float`, `Double`, `CGFloat`,
 /// `Decimal`, `Bool`, `NSNumber`, `NSDecimalNumber`) maps to one of three cases, so that numbers
 /// compare across widths and types as `NSNumber` does (`Int32(1) == 1.0`, `true == 1`).
 ///
@@ -19,6 +19,12 @@ enum NumericValue: Sendable {
     /// Strings are not numbers here (`"1" == 1` is false, as with `NSString isEqual:`).
     init?(_ value: Any?) {
         guard let value else { return nil }
+        // A real NSNumber object (not a Swift number that bridges to one) is read by its objCType,
+        // so that NSDecimalNumber keeps its precision and unsigned values their range.
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+            self = number is NSDecimalNumber ? .decimal(number.decimalValue) : NumericValue(number: number)
+            return
+        }
         switch value {
         case let v as Int: self = .integer(Int64(v))
         case let v as Int64: self = .integer(v)
@@ -35,9 +41,11 @@ enum NumericValue: Sendable {
         case let v as Float: self = .double(Double(v))
         case let v as CGFloat: self = .double(Double(v))
         case let v as Decimal: self = .decimal(v)
-        case let v as NSDecimalNumber: self = .decimal(v.decimalValue)
-        case let v as NSNumber: self = NumericValue(number: v)
-        default: return nil
+        default:
+            #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+            if let v = value as? Float16 { self = .double(Double(v)); return }
+            #endif
+            return nil
         }
     }
 
@@ -64,13 +72,14 @@ enum NumericValue: Sendable {
         }
     }
 
-    /// The value as a `Decimal`.
-    var decimalValue: Decimal {
+    /// The value as a `Decimal`, or `nil` for a `Double` that `Decimal` cannot hold (NaN,
+    /// infinities, magnitudes beyond 1e120), which then is compared and computed in `Double`.
+    var decimalValue: Decimal? {
         switch self {
         case .integer(let v): return Decimal(v)
         case .unsigned(let v): return Decimal(v)
-        case .double(let v): return Decimal(v)
-        case .decimal(let v): return v
+        case .double(let v): return v.isFinite && Swift.abs(v) < 1e120 ? Decimal(v) : nil
+        case .decimal(let v): return v.isNaN ? nil : v
         }
     }
 
@@ -83,14 +92,6 @@ enum NumericValue: Sendable {
         case .decimal(let v):
             let d = NSDecimalNumber(decimal: v)
             return Decimal(d.int64Value) == v ? d.int64Value : nil
-        }
-    }
-
-    /// Whether the value is integral by type (an integer or Bool, not a double that happens to be whole).
-    var isIntegerTyped: Bool {
-        switch self {
-        case .integer, .unsigned: return true
-        case .double, .decimal: return false
         }
     }
 
@@ -113,7 +114,9 @@ enum NumericValue: Sendable {
         case let (.unsigned(x), .unsigned(y)): return order(x, y)
         case let (.integer(x), .unsigned(y)): return x < 0 ? .orderedAscending : order(UInt64(x), y)
         case let (.unsigned(x), .integer(y)): return y < 0 ? .orderedDescending : order(x, UInt64(y))
-        case (.decimal, _), (_, .decimal): return order(a.decimalValue, b.decimalValue)
+        case (.decimal, _), (_, .decimal):
+            if let x = a.decimalValue, let y = b.decimalValue { return order(x, y) }
+            return order(a.doubleValue, b.doubleValue)
         default: return order(a.doubleValue, b.doubleValue)
         }
     }

@@ -63,3 +63,8 @@ public enum PredicateEvaluationError: Error, Sendable, Equatable, CustomStringCo
         }
     }
 }
+
+extension PredicateEvaluationError: LocalizedError {
+    /// The same text as ``description``, so that `localizedDescription` names the problem too.
+    public var errorDescription: String? { description }
+}

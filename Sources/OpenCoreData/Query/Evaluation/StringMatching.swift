@@ -4,6 +4,9 @@
 /// - `[c]` folds case and `[d]` folds diacritics with `String.folding(options:locale:)` in no
 ///   locale, on both sides. `[n]` says the strings are already normalized: as Apple documents,
 ///   it supersedes `[c]` and `[d]`, so nothing is folded.
+/// - `BEGINSWITH`, `ENDSWITH`, `CONTAINS` (and `IN` with a string on the right) are false for an
+///   empty right-hand string, as `NSString`'s `hasPrefix:`, `hasSuffix:` and `rangeOfString:`
+///   answer for an empty argument (Swift's `hasPrefix("")` would say true).
 /// - `LIKE`: `*` matches any run of characters (including none), `?` exactly one character,
 ///   and `\` makes the next character literal. The whole string must match.
 /// - `MATCHES`: an ICU regular expression (`NSRegularExpression`) that must match the whole
@@ -21,17 +24,19 @@ enum StringMatching {
     }
 
     static func beginsWith(_ string: String, _ prefix: String, _ options: Options) -> Bool {
-        fold(string, options).hasPrefix(fold(prefix, options))
+        let prefix = fold(prefix, options)
+        return !prefix.isEmpty && fold(string, options).hasPrefix(prefix)
     }
 
     static func endsWith(_ string: String, _ suffix: String, _ options: Options) -> Bool {
-        fold(string, options).hasSuffix(fold(suffix, options))
+        let suffix = fold(suffix, options)
+        return !suffix.isEmpty && fold(string, options).hasSuffix(suffix)
     }
 
-    /// Substring search; the empty string is contained in every string.
+    /// Substring search.
     static func contains(_ string: String, _ part: String, _ options: Options) -> Bool {
         let part = fold(part, options)
-        return part.isEmpty || fold(string, options).contains(part)
+        return !part.isEmpty && fold(string, options).contains(part)
     }
 
     /// Whether `string` matches the `LIKE` pattern.

@@ -8,7 +8,8 @@
 ///   `CAST(694224000.000000, "NSDate")`, collections as `{1, 2}`;
 /// - compound subpredicates wrapped in parentheses;
 /// - built-in functions as `name(args)`, arithmetic infix with parentheses only where
-///   precedence needs them, `a[FIRST]`, `CAST(…)`, `TERNARY(…)`, `SUBQUERY(…)`, `FUNCTION(…)`.
+///   precedence needs them, `a[FIRST]`, `CAST(…)`, `TERNARY(…)`, `SUBQUERY(…)`, and
+///   `FUNCTION(a, "pow:" , 3)` with Apple's space before the comma after the selector.
 ///
 /// Parsing the output again gives an equal tree, except for what has no literal syntax
 /// (block predicates and expressions, and constants such as `Data` or `UUID`, printed as their
@@ -102,8 +103,11 @@ struct PredicateFormatter {
         case .function(let name, let arguments):
             return formatFunction(name, arguments)
         case .functionOn(let target, let selector, let arguments):
-            let parts = [format(target), Self.quote(selector)] + arguments.map(format)
-            return "FUNCTION(" + parts.joined(separator: ", ") + ")"
+            // Apple puts a space before the comma that follows the selector:
+            // `FUNCTION(a, "pow:" , 3)`, but `FUNCTION("a", "uppercase")`.
+            let head = "FUNCTION(" + format(target) + ", " + Self.quote(selector)
+            if arguments.isEmpty { return head + ")" }
+            return head + " , " + arguments.map(format).joined(separator: ", ") + ")"
         case .symbolic(let symbol):
             return symbol.rawValue
         case .aggregate(let items):
@@ -206,8 +210,6 @@ struct PredicateFormatter {
         case let set as Set<AnyHashable>:
             // A set has no order; sorting the printed elements makes the output stable.
             return "{" + set.map { formatConstant($0.base) }.sorted().joined(separator: ", ") + "}"
-        case let set as NSSet:
-            return "{" + set.allObjects.map { formatConstant($0) }.sorted().joined(separator: ", ") + "}"
         default:
             return Self.formatNumber(value) ?? String(describing: value)
         }
@@ -228,7 +230,8 @@ struct PredicateFormatter {
     }
 
     private static func formatFloatingPoint(_ value: Double, _ shortest: String) -> String {
-        if value.isFinite, value.rounded() == value, abs(value) < 1e15 {
+        // Integral doubles print as integers while every integer is exact (below 2^53).
+        if value.isFinite, value.rounded() == value, abs(value) < 9_007_199_254_740_992 {
             return String(Int64(value))
         }
         return shortest

@@ -9,14 +9,14 @@ import Foundation
 /// - `%d %i %u %x %X %o %c`, with any length modifier (`%ld`, `%lld`, `%hd`, `%lu`, `%qd`, …), take
 ///   an integer; `%f %e %g %a` (and `%lf`, …) take a number, which becomes a `Double`;
 ///   `%s` takes a string, which becomes a string constant.
-/// - `%%` is a literal percent sign, which is the modulus operator (`modulus:by:`).
+///
+/// `%%`, a literal percent sign, takes no argument; the lexer makes it the modulus operator.
 enum FormatSpecifier: Equatable {
     case object
     case keyPath
     case integer
     case floatingPoint
     case cString
-    case percent
 
     /// The length modifiers printf allows before a conversion character.
     static let lengthModifiers: Set<Character> = ["h", "l", "q", "L", "z", "t", "j"]
@@ -29,7 +29,6 @@ enum FormatSpecifier: Equatable {
         case "d", "i", "u", "D", "U", "x", "X", "o", "O", "c": self = .integer
         case "f", "F", "e", "E", "g", "G", "a", "A": self = .floatingPoint
         case "s", "S": self = .cString
-        case "%": self = .percent
         default: return nil
         }
     }
@@ -64,8 +63,6 @@ enum FormatSpecifier: Equatable {
                 return .failure(FormatArgumentMismatch(specifier: specifier, expected: "a string", found: value))
             }
             return .success(.argument(NSExpression(node: .constant(string))))
-        case .percent:
-            return .success(.symbol("%"))
         }
     }
 

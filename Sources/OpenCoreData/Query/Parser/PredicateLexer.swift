@@ -264,20 +264,23 @@ struct PredicateLexer {
     private mutating func formatArgument() -> PredicateToken {
         let start = position
         position += 1
+        if peek() == "%" {
+            position += 1
+            return token(.symbol("%"), from: start)
+        }
         // Flags, width and precision mean nothing in a predicate; they are allowed and ignored.
-        while let c = peek(), "-+ #0123456789.".contains(c) { position += 1 }
+        while let c = peek(), "-+#0123456789.".contains(c) { position += 1 }
         while let c = peek(), FormatSpecifier.lengthModifiers.contains(c) { position += 1 }
         guard let conversion = peek() else {
-            return invalid("expected a format specifier such as %@, %K, %d or %f after '%' but found end of input", at: start)
+            if position == start + 1 {
+                return invalid("expected a format specifier such as %@, %K, %d or %f after '%' but found end of input", at: start)
+            }
+            return invalid("unknown format specifier '\(text(from: start))'; expected %@, %K, %d, %i, %u, %f, %s or %%", at: start)
         }
         position += 1
         let text = text(from: start)
         guard let specifier = FormatSpecifier(conversion: conversion) else {
             return invalid("unknown format specifier '\(text)'; expected %@, %K, %d, %i, %u, %f, %s or %%", at: start)
-        }
-        if specifier == .percent {
-            guard text == "%%" else { return invalid("unknown format specifier '\(text)'", at: start) }
-            return token(.symbol("%"), from: start)
         }
         guard nextArgument < arguments.count else {
             let count = arguments.count

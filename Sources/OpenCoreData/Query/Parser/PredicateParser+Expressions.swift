@@ -6,7 +6,7 @@
 /// power       := unary ["**" power]                         right-associative
 /// unary       := "-" unary | postfix                        -literal folds to a constant
 /// postfix     := primary ("[" index "]" | "." keypath)*
-/// primary     := number | string | %@ | %d | %f | … | %K keypath | $variable | keypath
+/// primary     := number | string | %@ | %d | %f | … | $variable | keypath
 ///              | NULL | NIL | TRUE | YES | FALSE | NO | SELF | ANYKEY
 ///              | "{" [expression ("," expression)*] "}" | "(" expression ")"
 ///              | SUBQUERY "(" expression "," $variable "," predicate ")"
@@ -14,11 +14,15 @@
 ///              | TERNARY "(" predicate "," expression "," expression ")"
 ///              | CAST "(" expression "," type ")"
 ///              | function "(" [expression ("," expression)*] ")"
-/// keypath     := key ("." key)*      key := word | #word | @word
+/// keypath     := key ("." key)*      key := word | #word | @word | %K
 /// index       := FIRST | LAST | SIZE | expression
 /// ```
 extension PredicateParser {
     mutating func expression() throws -> NSExpression {
+        try nested { try $0.setExpression() }
+    }
+
+    private mutating func setExpression() throws -> NSExpression {
         var left = try additive()
         while let keyword = current.keyword, ["UNION", "INTERSECT", "MINUS"].contains(keyword) {
             let operatorToken = current
@@ -72,7 +76,7 @@ extension PredicateParser {
         guard current.isSymbol("**") else { return base }
         let operatorToken = current
         advance()
-        let exponent = try operand(after: operatorToken) { try $0.power() }
+        let exponent = try operand(after: operatorToken) { try $0.nested { try $0.power() } }
         return NSExpression(node: .function("raise:toPower:", [base, exponent]))
     }
 
@@ -81,7 +85,7 @@ extension PredicateParser {
         guard current.isSymbol("-") else { return try postfix() }
         let operatorToken = current
         advance()
-        let value = try operand(after: operatorToken) { try $0.unary() }
+        let value = try operand(after: operatorToken) { try $0.nested { try $0.unary() } }
         if case .constant(let constant) = value.node, let negated = Self.negate(constant) {
             return NSExpression(node: .constant(negated))
         }
@@ -112,7 +116,7 @@ extension PredicateParser {
         while true {
             if current.isSymbol("[") {
                 base = try subscripted(base)
-            } else if current.isSymbol("."), Self.isKeyStart(peek(1)) {
+            } else if try atDotAndKey() {
                 advance()
                 base = Self.appending(try keyPath(), to: base)
             } else {
@@ -155,15 +159,24 @@ extension PredicateParser {
     static func isKeyStart(_ token: PredicateToken) -> Bool {
         switch token.kind {
         case .identifier(let name): return !name.contains(":")
-        case .escapedKey, .atKey: return true
+        case .escapedKey, .atKey, .keyPathArgument: return true
         default: return false
         }
+    }
+
+    /// Whether a `.` and a key follow; a `.` followed by a malformed token (`a.@`) throws the
+    /// token's own error.
+    private func atDotAndKey() throws -> Bool {
+        guard current.isSymbol(".") else { return false }
+        let next = peek(1)
+        if case .invalid(let error) = next.kind { throw error }
+        return Self.isKeyStart(next)
     }
 
     /// `key(.key)*` from the current token, which is a key start; keywords are keys after a dot.
     private mutating func keyPath() throws -> String {
         var components = [try key()]
-        while current.isSymbol("."), Self.isKeyStart(peek(1)) {
+        while try atDotAndKey() {
             advance()
             components.append(try key())
         }
@@ -175,7 +188,7 @@ extension PredicateParser {
         case .identifier(let name) where !name.contains(":"):
             advance()
             return name
-        case .escapedKey(let name), .atKey(let name):
+        case .escapedKey(let name), .atKey(let name), .keyPathArgument(let name):
             advance()
             return name
         default:
@@ -204,16 +217,13 @@ extension PredicateParser {
         case .argument(let expression):
             advance()
             return expression
-        case .keyPathArgument(let path):
-            advance()
-            return NSExpression(node: .keyPath(path))
         case .variable(let name):
             advance()
             if current.isSymbol(":=") {
                 throw error("assignment expressions ($\(name) := …) are not supported; bind variables with withSubstitutionVariables(_:) instead", at: current)
             }
             return NSExpression(node: .variable(name))
-        case .escapedKey, .atKey:
+        case .escapedKey, .atKey, .keyPathArgument:
             return NSExpression(node: .keyPath(try keyPath()))
         case .identifier(let name):
             return try word(name)
@@ -274,7 +284,7 @@ extension PredicateParser {
             items.append(try expression())
             if accept(closing) { return items }
             guard accept(",") else {
-                throw unexpected("',' or '\(closing)' to close the '\(opened.text)' at column \(opened.column)")
+                throw unexpected("',' or '\(closing)'", context: "to close the '\(opened.text)' at column \(opened.column)")
             }
         }
     }
@@ -308,12 +318,12 @@ extension PredicateParser {
     private mutating func subquery() throws -> NSExpression {
         let open = openSpecialForm()
         let collection = try expression()
-        try expect(",", "after the collection of SUBQUERY")
+        try expect(",", "in SUBQUERY(collection, $variable, predicate)")
         guard case .variable(let variable) = current.kind else {
-            throw unexpected("an iterator variable such as $x as the second argument of SUBQUERY")
+            throw unexpected("an iterator variable such as $x", context: "as the second argument of SUBQUERY")
         }
         advance()
-        try expect(",", "after the iterator variable of SUBQUERY")
+        try expect(",", "in SUBQUERY(collection, $variable, predicate)")
         let predicate = try predicate()
         try closeSpecialForm("SUBQUERY", opened: open)
         return NSExpression(node: .subquery(collection, variable, predicate))
@@ -323,7 +333,7 @@ extension PredicateParser {
     private mutating func functionOn() throws -> NSExpression {
         let open = openSpecialForm()
         let receiver = try expression()
-        try expect(",", "after the receiver of FUNCTION")
+        try expect(",", "in FUNCTION(receiver, 'selector', arguments…)")
         let selector = try stringArgument("a selector name string such as 'lengthOfString:'")
         var arguments: [NSExpression] = []
         while accept(",") {
@@ -337,9 +347,9 @@ extension PredicateParser {
     private mutating func ternary() throws -> NSExpression {
         let open = openSpecialForm()
         let condition = try predicate()
-        try expect(",", "after the predicate of TERNARY")
+        try expect(",", "in TERNARY(predicate, trueValue, falseValue)")
         let whenTrue = try expression()
-        try expect(",", "after the second argument of TERNARY")
+        try expect(",", "in TERNARY(predicate, trueValue, falseValue)")
         let whenFalse = try expression()
         try closeSpecialForm("TERNARY", opened: open)
         return NSExpression(node: .conditional(condition, whenTrue, whenFalse))
@@ -349,17 +359,30 @@ extension PredicateParser {
     static let castTypes: Set<String> = ["NSDate", "NSNumber", "NSString", "NSDecimalNumber"]
 
     /// `CAST(value, 'NSDate')`, the function `castObject:toType:`.
+    ///
+    /// `CAST(<number>, 'NSDate')` with a constant number is a `Date` constant (seconds since
+    /// 2001-01-01 UTC), because that is how `predicateFormat` prints a date constant: the fold
+    /// makes a printed predicate parse back to an equal tree.
     private mutating func cast() throws -> NSExpression {
         let open = openSpecialForm()
         let value = try expression()
-        try expect(",", "after the value of CAST")
+        try expect(",", "in CAST(value, 'type')")
         let typeToken = current
         let type = try stringArgument("a class name string such as 'NSDate', 'NSNumber' or 'NSString'")
         guard Self.castTypes.contains(type) else {
             throw error("CAST converts to 'NSDate', 'NSNumber', 'NSString' or 'NSDecimalNumber', not '\(type)'", at: typeToken)
         }
         try closeSpecialForm("CAST", opened: open)
+        if type == "NSDate", case .constant(let constant) = value.node, let seconds = Self.dateSeconds(constant) {
+            return NSExpression(node: .constant(Date(timeIntervalSinceReferenceDate: seconds)))
+        }
         return NSExpression(node: .function("castObject:toType:", [value, NSExpression(node: .constant(type))]))
+    }
+
+    /// The seconds of a numeric constant cast to a date; `nil` for anything else.
+    private static func dateSeconds(_ value: Any?) -> Double? {
+        guard let value, !(value is Bool), !(value is String) else { return nil }
+        return FormatSpecifier.double(value)
     }
 
     /// A quoted string, or a `%@` argument holding a string.

@@ -22,6 +22,9 @@ struct PredicateParser {
     let format: String
     let tokens: [PredicateToken]
     var index = 0
+    /// How deeply the parser has recursed, bounded so that hostile input cannot overflow the stack.
+    var depth = 0
+    static let maximumDepth = 100
 
     init(format: String, arguments: [Any?]) {
         self.format = format
@@ -65,32 +68,30 @@ struct PredicateParser {
         return true
     }
 
-    /// Consumes `symbol` or throws "expected <symbol> <context> …".
-    mutating func expect(_ symbol: String, _ context: String = "") throws {
-        guard accept(symbol) else {
-            throw unexpected("'\(symbol)'" + (context.isEmpty ? "" : " " + context))
-        }
+    /// Consumes `symbol` or throws "expected <symbol> after 'x' <context> but found …".
+    mutating func expect(_ symbol: String, _ context: String? = nil) throws {
+        guard accept(symbol) else { throw unexpected("'\(symbol)'", context: context) }
     }
 
     mutating func expectEnd(expected: String) throws {
         guard case .end = current.kind else { throw unexpected(expected) }
     }
 
-    /// The error for an unexpected current token: "expected X after 'Y' but found Z".
+    /// The error for an unexpected current token: "expected X after 'Y' <context> but found Z".
     ///
-    /// A lexing problem at the current token (an unterminated string, a missing argument) is
-    /// reported as itself, since it is the real cause.
-    func unexpected(_ expected: String, after: String? = nil) -> PredicateParseError {
-        let token = current
-        if case .invalid(let error) = token.kind { return error }
+    /// A lexing problem at the current token (an unterminated string, a missing argument, a
+    /// stray character) is reported as itself, since it is the real cause.
+    func unexpected(_ expected: String, after: String? = nil, context: String? = nil) -> PredicateParseError {
+        if case .invalid(let error) = current.kind { return error }
         var message = "expected \(expected)"
         if let after {
             message += " after \(after)"
         } else if index > 0 {
             message += " after \(Self.quote(tokens[index - 1].text))"
         }
-        message += " but found \(token.quoted)"
-        return PredicateParseError(format: format, column: token.column, message: message)
+        if let context { message += " " + context }
+        message += " but found \(current.quoted)"
+        return PredicateParseError(format: format, column: current.column, message: message)
     }
 
     /// An error at a given token.
@@ -106,7 +107,24 @@ struct PredicateParser {
 
     // MARK: Predicates
 
+    /// Runs `parse` one nesting level deeper, refusing formats nested more than
+    /// ``maximumDepth`` levels (no real predicate comes close).
+    mutating func nested<T>(_ parse: (inout PredicateParser) throws -> T) throws -> T {
+        guard depth < Self.maximumDepth else {
+            throw PredicateParseError(
+                format: format, column: current.column,
+                message: "the format nests more than \(Self.maximumDepth) levels deep")
+        }
+        depth += 1
+        defer { depth -= 1 }
+        return try parse(&self)
+    }
+
     mutating func predicate() throws -> NSPredicate {
+        try nested { try $0.orPredicate() }
+    }
+
+    private mutating func orPredicate() throws -> NSPredicate {
         var operands = [try andPredicate()]
         while current.isKeyword("OR") || current.isSymbol("||") {
             advance()
@@ -142,7 +160,7 @@ struct PredicateParser {
     private mutating func notPredicate() throws -> NSPredicate {
         if current.isKeyword("NOT") || current.isSymbol("!") {
             advance()
-            return NSCompoundPredicate(type: .not, subpredicates: [try notPredicate()])
+            return NSCompoundPredicate(type: .not, subpredicates: [try nested { try $0.notPredicate() }])
         }
         return try primaryPredicate()
     }
@@ -188,7 +206,9 @@ struct PredicateParser {
         do {
             return try comparison(modifier: .direct)
         } catch let error as PredicateParseError {
-            throw error.column > predicateError.column ? error : predicateError
+            // The attempt that got further explains the problem better; on a tie, the
+            // expression reading does ("expected ')'" rather than "expected an operator").
+            throw error.column >= predicateError.column ? error : predicateError
         }
     }
 

@@ -39,3 +39,21 @@ extension NSSortDescriptor {
         }.map(\.element)
     }
 }
+
+extension NSArray {
+    /// The elements sorted by `sortDescriptors`, stably.
+    ///
+    /// Takes OpenCoreData's ``NSSortDescriptor``; swift-corelibs-foundation's own overload takes
+    /// its key-path-only descriptor.
+    public func sortedArray(using sortDescriptors: [NSSortDescriptor]) -> [Any] {
+        NSSortDescriptor.stableSort(Array(self), by: sortDescriptors)
+    }
+}
+
+extension NSMutableArray {
+    /// Sorts the array in place by `sortDescriptors`, stably.
+    public func sort(using sortDescriptors: [NSSortDescriptor]) {
+        let sorted = NSSortDescriptor.stableSort(Array(self), by: sortDescriptors)
+        setArray(sorted)
+    }
+}

@@ -16,6 +16,7 @@ public struct AtomicStoreContents: @unchecked Sendable {
     /// `Z_PK` does in a root entity's SQLite table.
     public var lastPrimaryKeys: [String: Int64]
 
+    /// Contents with the given metadata, rows and key counters.
     public init(metadata: [String: Any] = [:], rows: [String: [Int64: ObjectSnapshot]] = [:],
                 lastPrimaryKeys: [String: Int64] = [:]) {
         self.metadata = metadata
@@ -30,6 +31,16 @@ public struct AtomicStoreContents: @unchecked Sendable {
     public func row(for objectID: NSManagedObjectID) -> ObjectSnapshot? {
         guard let name = objectID.entity.name, let key = objectID.primaryKey else { return nil }
         return rows[name]?[key]
+    }
+
+    /// Raises each key counter to at least the largest key of its tree's rows, so that a file
+    /// that does not record counters (or records them wrong) never hands out a used key.
+    mutating func raiseKeyCountersToRows() {
+        for (_, entityRows) in rows {
+            guard let entity = entityRows.values.first?.objectID.entity, let largest = entityRows.keys.max() else { continue }
+            let root = Self.rootName(of: entity)
+            if largest > lastPrimaryKeys[root] ?? 0 { lastPrimaryKeys[root] = largest }
+        }
     }
 
     /// The name of the root of `entity`'s inheritance tree, which keys ``lastPrimaryKeys``.

@@ -12,7 +12,7 @@
 /// - a message (a validation warning or one of the templates below): `ErrorString/<text>`,
 ///   else the text itself. So a model can translate Core Data's own templates too, with keys
 ///   such as `ErrorString/%{PROPERTY}@ is a required value.`.
-struct ErrorMessages {
+struct CoreDataErrorMessages {
     /// The model's localization dictionary (empty when the model has none).
     let dictionary: [String: String]
 

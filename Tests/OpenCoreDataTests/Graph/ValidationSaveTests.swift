@@ -1,0 +1,132 @@
+import Testing
+@testable import OpenCoreData
+
+/// A typed subclass whose per-key rule runs when a context saves it.
+final class ValidationSavedPerson: NSManagedObject, @unchecked Sendable {
+    override func validateValue(_ value: inout Any?, forKey key: String) throws {
+        try super.validateValue(&value, forKey: key)
+        if key == "name", let name = value as? String, name == "Nobody" {
+            throw validationError(forKey: key, value: name, localizedDescription: "%{PROPERTY}@ can’t be %{VALUE}@.")
+        }
+    }
+}
+
+/// Validation as `save()` runs it: through a context, a coordinator and the in-memory store.
+@Suite struct ValidationSaveTests {
+    /// A context over a new coordinator with one in-memory store.
+    func makeContext(_ model: NSManagedObjectModel) throws -> NSManagedObjectContext {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    /// The number of saved objects of `entityName`, read by a second context.
+    func savedCount(_ entityName: String, like context: NSManagedObjectContext) throws -> Int {
+        let other = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        return try other.count(for: NSFetchRequest<NSFetchRequestResult>(entityName: entityName))
+    }
+
+    @Test func seedProcessIDFailsTheSaveWithTheLocalizedMessage() throws {
+        let context = try makeContext(ValidationModels.run())
+        let run = NSEntityDescription.insertNewObject(forEntityName: "Run", into: context)
+        run.setValue(Date(), forKey: "date")
+        // The default process ID, -1, fails the rule.
+        let error = try #require(thrownValidationError { try context.save() })
+        #expect(error.domain == NSCocoaErrorDomain)
+        #expect(error.code == NSManagedObjectValidationError)
+        #expect(error.localizedDescription == "Process ID must not be less than 1")
+        #expect(error.userInfo[NSValidationObjectErrorKey] as? NSManagedObject === run)
+        #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "processID")
+        #expect(error.userInfo[NSValidationValueErrorKey] as? Int32 == -1)
+        // Nothing saved; the context keeps its change so that it can be fixed.
+        #expect(context.hasChanges)
+        #expect(run.objectID.isTemporaryID)
+        #expect(try savedCount("Run", like: context) == 0)
+
+        run.setValue(Int32(0), forKey: "processID")
+        #expect(thrownValidationError { try context.save() }?.localizedDescription == "Process ID must not be less than 1")
+        run.setValue(Int32(4242), forKey: "processID")
+        try context.save()
+        #expect(!context.hasChanges)
+        #expect(try savedCount("Run", like: context) == 1)
+    }
+
+    @Test func errorsOfSeveralObjectsAreGatheredAndNothingIsSaved() throws {
+        let context = try makeContext(ValidationModels.make())
+        let nameless = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        let old = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        old.setValue("Ann", forKey: "name")
+        old.setValue(Int16(200), forKey: "age")
+        let valid = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        valid.setValue("Bob", forKey: "name")
+
+        let error = try #require(thrownValidationError { try context.save() })
+        #expect(error.code == NSValidationMultipleErrorsError)
+        #expect(error.localizedDescription == "Multiple validation errors occurred.")
+        let details = try #require(error.userInfo[NSDetailedErrorsKey] as? [NSError])
+        #expect(details.count == 2)
+        let byObject = Dictionary(uniqueKeysWithValues: details.map {
+            (ObjectIdentifier($0.userInfo[NSValidationObjectErrorKey] as! NSManagedObject), $0)
+        })
+        #expect(byObject[ObjectIdentifier(nameless)]?.code == NSValidationMissingMandatoryPropertyError)
+        #expect(byObject[ObjectIdentifier(old)]?.code == NSValidationNumberTooLargeError)
+        #expect(byObject[ObjectIdentifier(old)]?.userInfo[NSValidationKeyErrorKey] as? String == "age")
+        #expect(try savedCount("Person", like: context) == 0)
+        #expect(context.insertedObjects.count == 3)
+
+        nameless.setValue("Cid", forKey: "name")
+        old.setValue(Int16(80), forKey: "age")
+        try context.save()
+        #expect(try savedCount("Person", like: context) == 3)
+    }
+
+    @Test func updatesAreValidatedToo() throws {
+        let context = try makeContext(ValidationModels.make())
+        let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        person.setValue("Ann", forKey: "name")
+        try context.save()
+        person.setValue("ann", forKey: "name")
+        let error = try #require(thrownValidationError { try context.save() })
+        #expect(error.code == NSValidationStringPatternMatchingError)
+        #expect(context.updatedObjects.contains(person))
+        context.rollback()
+        #expect(person.value(forKey: "name") as? String == "Ann")
+    }
+
+    @Test func denyRuleFailsTheSaveOfADeletion() throws {
+        let context = try makeContext(ValidationModels.make())
+        let member = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        member.setValue("Ann", forKey: "name")
+        let department = NSEntityDescription.insertNewObject(forEntityName: "Department", into: context)
+        department.setValue("Dept. of Sales", forKey: "title")
+        department.mutableSetValue(forKey: "members").add(member)
+        try context.save()
+
+        context.delete(department)
+        let error = try #require(thrownValidationError { try context.save() })
+        #expect(error.code == NSValidationRelationshipDeniedDeleteError)
+        #expect(error.userInfo[NSValidationObjectErrorKey] as? NSManagedObject === department)
+        #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "members")
+        #expect(try savedCount("Department", like: context) == 1)
+        context.rollback()
+        #expect(!department.isDeleted)
+    }
+
+    @Test func registeredSubclassOverrideRunsAtSave() throws {
+        let model = ValidationModels.make()
+        model.register(ValidationSavedPerson.self, forEntityName: "Person")
+        let context = try makeContext(model)
+        let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        #expect(person is ValidationSavedPerson)
+        person.setValue("Nobody", forKey: "name")
+        let error = try #require(thrownValidationError { try context.save() })
+        #expect(error.code == NSManagedObjectValidationError)
+        #expect(error.localizedDescription == "name can’t be Nobody.")
+        person.setValue("Somebody", forKey: "name")
+        try context.save()
+        #expect(try savedCount("Person", like: context) == 1)
+    }
+}
