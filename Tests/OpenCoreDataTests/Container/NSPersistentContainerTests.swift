@@ -73,16 +73,16 @@ struct NSPersistentContainerTests {
         let container = Self.inMemoryContainer()
         let second = NSPersistentStoreDescription(url: URL(fileURLWithPath: "/memory/second"))
         second.type = NSInMemoryStoreType
-        // The same URL as the first: refused by the coordinator, reported for this description only.
+        // Refused by the coordinator: reported for this description only, the others load.
         let duplicate = NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))
-        duplicate.type = NSInMemoryStoreType
+        duplicate.type = "NoSuchStoreType"
         container.persistentStoreDescriptions += [second, duplicate]
         var reports: [(NSPersistentStoreDescription, Error?)] = []
         container.loadPersistentStores { reports.append(($0, $1)) }
         #expect(reports.count == 3)
         #expect(reports.map(\.0) == container.persistentStoreDescriptions)
         #expect(reports[0].1 == nil && reports[1].1 == nil)
-        #expect((reports[2].1 as NSError?)?.domain == NSCocoaErrorDomain)
+        #expect((reports[2].1 as NSError?)?.code == NSPersistentStoreInvalidTypeError)
         #expect(container.persistentStoreCoordinator.persistentStores.count == 2)
         #expect(container.persistentStoreCoordinator.persistentStores.allSatisfy { $0.type == NSInMemoryStoreType })
         #expect(!FileManager.default.fileExists(atPath: "/memory"))
