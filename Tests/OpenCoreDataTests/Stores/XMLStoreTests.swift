@@ -262,3 +262,44 @@ import Testing
                 "the default transformer writes a property list")
     }
 }
+
+/// The XML store under a managed object context: objects saved in one process-like session
+/// are there, with their relationships, after reopening the file with a new coordinator.
+@Suite struct XMLStoreContextTests {
+    @Test func contextSavesPersistAcrossCoordinators() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Company.xml")
+        let model = CompanyModel.make()
+        func context() throws -> NSManagedObjectContext {
+            let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            try context.persistentStoreCoordinator?.addPersistentStore(ofType: NSXMLStoreType, configurationName: nil, at: url)
+            return context
+        }
+        let writer = try context()
+        let sales = NSEntityDescription.insertNewObject(forEntityName: "Department", into: writer)
+        sales.setValue("Sales", forKey: "name")
+        for (name, salary) in [("Ann", Int64(100)), ("Bob", Int64(200))] {
+            let employee = NSEntityDescription.insertNewObject(forEntityName: name == "Bob" ? "Manager" : "Employee", into: writer)
+            employee.setValue(name, forKey: "name")
+            employee.setValue(salary, forKey: "salary")
+            employee.setValue(Date(timeIntervalSinceReferenceDate: 1.000000125), forKey: "hired")
+            employee.setValue(sales, forKey: "department")
+        }
+        try writer.save()
+        let writerIDs = Set(try writer.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).map { $0.objectID.uriRepresentation() })
+
+        let reader = try context()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let employees = try reader.fetch(request)
+        #expect(employees.map { $0.value(forKey: "name") as? String } == ["Ann", "Bob"])
+        #expect(Set(employees.map { $0.objectID.uriRepresentation() }) == writerIDs, "IDs survive reopening")
+        #expect(employees.map { ($0.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name") as? String } == ["Sales", "Sales"])
+        #expect(employees[1].entity.name == "Manager")
+        #expect(employees[0].value(forKey: "hired") as? Date == Date(timeIntervalSinceReferenceDate: 1.000000125))
+        let department = try #require(employees[0].value(forKey: "department") as? NSManagedObject)
+        #expect((department.value(forKey: "employees") as? Set<NSManagedObject>)?.count == 2)
+    }
+}
