@@ -260,6 +260,10 @@ import Testing
         let plain = try XMLStoreValueCoding.text(of: ["k": 1], for: attribute)
         #expect((try XMLStoreValueCoding.value(of: plain, for: attribute, resolveID: { _ in nil }) as? [String: Any])?["k"] as? Int == 1,
                 "the default transformer writes a property list")
+        attribute.valueTransformerName = "NSSecureUnarchiveFromData"
+        let secure = try XMLStoreValueCoding.text(of: ["a", "b"], for: attribute)
+        #expect((try XMLStoreValueCoding.value(of: secure, for: attribute, resolveID: { _ in nil }) as? [Any])?.count == 2,
+                "Apple's built-in transformer names use the default encoding")
     }
 }
 

@@ -19,7 +19,9 @@ import Foundation
 ///
 /// Transformables: with a `valueTransformerName`, the named `ValueTransformer` turns the
 /// value into `Data` (`transformedValue`) and back (`reverseTransformedValue`). Without one,
-/// the documented default (Apple's is `NSKeyedUnarchiveFromData`): the value is written as a
+/// the documented default (Apple's is `NSKeyedUnarchiveFromData`; the names
+/// `NSSecureUnarchiveFromData` and `NSKeyedUnarchiveFromData` also mean it unless a transformer is
+/// registered under them): the value is written as a
 /// binary property list, so property-list values (strings, numbers, dates, data, arrays and
 /// dictionaries of them) round-trip; reading also accepts a keyed archive. Other values can't be
 /// saved without a named transformer (`NSValidationErrorInvalidTransformable`-like save error).
@@ -124,8 +126,22 @@ enum XMLStoreValueCoding {
         return result
     }
 
+    /// Apple's built-in transformer names; unless an app registers its own transformer under one
+    /// of them, they mean the default encoding.
+    static let builtInTransformerNames: Set<String> = [
+        "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer", "NSKeyedUnarchiveFromData",
+        "NSSecureUnarchiveFromDataTransformerName", "NSKeyedUnarchiveFromDataTransformerName",
+    ]
+
+    /// The name of the attribute's transformer, unless the default encoding applies.
+    private static func customTransformerName(_ attribute: NSAttributeDescription) -> String? {
+        guard let name = attribute.valueTransformerName, !name.isEmpty else { return nil }
+        if builtInTransformerNames.contains(name), ValueTransformer.named(name) == nil { return nil }
+        return name
+    }
+
     private static func transformedData(_ value: Any, _ attribute: NSAttributeDescription) throws -> Data {
-        if let name = attribute.valueTransformerName, !name.isEmpty {
+        if let name = customTransformerName(attribute) {
             guard let transformer = ValueTransformer.named(name) else {
                 throw XMLStoreValueError("no value transformer named '\(name)' is registered for attribute '\(attribute.name)'")
             }
@@ -142,7 +158,7 @@ enum XMLStoreValueCoding {
     }
 
     private static func reverseTransformed(_ data: Data, _ attribute: NSAttributeDescription) throws -> Any? {
-        if let name = attribute.valueTransformerName, !name.isEmpty {
+        if let name = customTransformerName(attribute) {
             guard let transformer = ValueTransformer.named(name) else {
                 throw XMLStoreValueError("no value transformer named '\(name)' is registered for attribute '\(attribute.name)'")
             }
