@@ -68,11 +68,14 @@ struct XMLStoreReader {
             }
             return self.store.objectID(for: entity, primaryKey: key)
         }
+        var propertyMaps: [ObjectIdentifier: [String: NSPropertyDescription]] = [:]
         for object in objects {
             let key = try primaryKey(object[attribute: "id"], line: object.line)
             guard let objectID = ids[key] else { continue }
             let entity = objectID.entity
-            let properties = Dictionary(entity.propertiesByName.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+            let properties = propertyMaps[ObjectIdentifier(entity)] ?? Dictionary(
+                entity.propertiesByName.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+            propertyMaps[ObjectIdentifier(entity)] = properties
             var snapshot = ObjectSnapshot(objectID: objectID, version: 1)
             for element in object.children {
                 let name = element[attribute: "name"] ?? ""

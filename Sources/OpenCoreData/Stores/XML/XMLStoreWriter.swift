@@ -38,18 +38,35 @@ struct XMLStoreWriter {
             </databaseInfo>
 
         """
+        var layouts: [ObjectIdentifier: EntityLayout] = [:]
         for (key, snapshot) in snapshots {
-            try object(snapshot, key: key, keys: keys, into: &out)
+            let entity = snapshot.objectID.entity
+            let layout = layouts[ObjectIdentifier(entity)] ?? EntityLayout(entity)
+            layouts[ObjectIdentifier(entity)] = layout
+            try object(snapshot, key: key, layout: layout, keys: keys, into: &out)
         }
         out += "</database>\n"
         return Data(out.utf8)
     }
 
-    private func object(_ snapshot: ObjectSnapshot, key: Int64, keys: [Int64: NSManagedObjectID], into out: inout String) throws {
-        let entity = snapshot.objectID.entity
-        out += "    <object type=\"\(XMLStoreDocument.escape((entity.name ?? "").uppercased(), quotes: true))\" id=\"z\(key)\">\n"
-        let attributes = entity.attributesByName.values.filter { !$0.isTransient }.sorted { $0.name.lowercased() < $1.name.lowercased() }
-        for attribute in attributes {
+    /// An entity's persistent properties in the order they are written: attributes, then
+    /// relationships, each sorted by lowercased name.
+    private struct EntityLayout {
+        let typeName: String
+        let attributes: [NSAttributeDescription]
+        let relationships: [NSRelationshipDescription]
+
+        init(_ entity: NSEntityDescription) {
+            typeName = XMLStoreDocument.escape((entity.name ?? "").uppercased(), quotes: true)
+            attributes = entity.attributesByName.values.filter { !$0.isTransient }.sorted { $0.name.lowercased() < $1.name.lowercased() }
+            relationships = entity.relationshipsByName.values.filter { !$0.isTransient }.sorted { $0.name.lowercased() < $1.name.lowercased() }
+        }
+    }
+
+    private func object(_ snapshot: ObjectSnapshot, key: Int64, layout: EntityLayout, keys: [Int64: NSManagedObjectID],
+                        into out: inout String) throws {
+        out += "    <object type=\"\(layout.typeName)\" id=\"z\(key)\">\n"
+        for attribute in layout.attributes {
             guard let value = snapshot.values[attribute.name], !(value is NSNull) else { continue }
             let text: String
             do {
@@ -59,8 +76,7 @@ struct XMLStoreWriter {
             }
             out += "        <attribute name=\"\(XMLStoreDocument.escape(attribute.name.lowercased(), quotes: true))\" type=\"\(XMLStoreValueCoding.typeName(attribute.attributeType))\">\(XMLStoreDocument.escape(text))</attribute>\n"
         }
-        let relationships = entity.relationshipsByName.values.filter { !$0.isTransient }.sorted { $0.name.lowercased() < $1.name.lowercased() }
-        for relationship in relationships {
+        for relationship in layout.relationships {
             let destinations: [NSManagedObjectID]
             if relationship.isToMany {
                 destinations = snapshot.toMany[relationship.name] ?? []
