@@ -36,8 +36,10 @@ struct XMLStoreSyntaxError: Error, CustomStringConvertible {
 enum XMLStoreDocument {
     /// Parses `data` and returns its root element.
     static func parse(_ data: Data) throws -> XMLStoreElement {
-        var parser = Parser(bytes: [UInt8](data))
-        return try parser.document()
+        try [UInt8](data).withUnsafeBufferPointer { buffer in
+            var parser = Parser(bytes: buffer)
+            return try parser.document()
+        }
     }
 
     /// `text` with `&`, `<`, `>` (and `"` when `quotes`) escaped, and control characters other
@@ -61,11 +63,11 @@ enum XMLStoreDocument {
     }
 
     private struct Parser {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
         var line = 1
 
-        init(bytes: [UInt8]) {
+        init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
         }
@@ -74,9 +76,16 @@ enum XMLStoreDocument {
 
         var atEnd: Bool { position >= bytes.count }
 
-        func peek(_ literal: String) -> Bool {
-            let utf8 = Array(literal.utf8)
-            return position + utf8.count <= bytes.count && bytes[position..<position + utf8.count].elementsEqual(utf8)
+        func peek(_ literal: StaticString) -> Bool {
+            let count = literal.utf8CodeUnitCount
+            guard position + count <= bytes.count else { return false }
+            let start = literal.utf8Start
+            for offset in 0..<count where bytes[position + offset] != start[offset] { return false }
+            return true
+        }
+
+        func byte(at offset: Int) -> UInt8 {
+            position + offset < bytes.count ? bytes[position + offset] : 0
         }
 
         mutating func advance() {
@@ -84,16 +93,20 @@ enum XMLStoreDocument {
             position += 1
         }
 
-        mutating func skip(until literal: String) throws {
+        mutating func skip(until literal: StaticString) throws {
             while !peek(literal) {
                 if atEnd { throw error("unterminated markup, expected '\(literal)' (the file ends early)") }
                 advance()
             }
-            for _ in literal.utf8 { advance() }
+            for _ in 0..<literal.utf8CodeUnitCount { advance() }
         }
 
         mutating func skipWhitespace() {
-            while !atEnd, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { advance() }
+            while !atEnd {
+                let byte = bytes[position]
+                guard byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D else { return }
+                advance()
+            }
         }
 
         /// Skips the prolog: XML declaration, comments, processing instructions, DOCTYPE.
@@ -140,12 +153,12 @@ enum XMLStoreDocument {
             while true {
                 skipWhitespace()
                 if atEnd { throw error("the file ends inside the tag <\(result.name)>") }
-                if peek("/>") {
+                if byte(at: 0) == UInt8(ascii: "/"), byte(at: 1) == UInt8(ascii: ">") {
                     position += 2
                     result.contentRange = position..<position
                     return result
                 }
-                if peek(">") {
+                if byte(at: 0) == UInt8(ascii: ">") {
                     position += 1
                     break
                 }
@@ -170,7 +183,12 @@ enum XMLStoreDocument {
             var text = ""
             while true {
                 if atEnd { throw error("the file ends inside <\(result.name)> opened on line \(startLine) (truncated?)") }
-                if peek("</") {
+                let current = bytes[position]
+                if current != UInt8(ascii: "<") {
+                    let start = position
+                    while !atEnd, bytes[position] != UInt8(ascii: "<") { advance() }
+                    text += try resolveEntities(String(decoding: bytes[start..<position], as: UTF8.self))
+                } else if byte(at: 1) == UInt8(ascii: "/") {
                     let contentEnd = position
                     position += 2
                     let closing = try name()
@@ -192,12 +210,8 @@ enum XMLStoreDocument {
                     text += String(decoding: bytes[start..<position - 3], as: UTF8.self)
                 } else if peek("<?") {
                     try skip(until: "?>")
-                } else if peek("<") {
-                    result.children.append(try element())
                 } else {
-                    let start = position
-                    while !atEnd, bytes[position] != UInt8(ascii: "<") { advance() }
-                    text += try resolveEntities(String(decoding: bytes[start..<position], as: UTF8.self))
+                    result.children.append(try element())
                 }
             }
         }

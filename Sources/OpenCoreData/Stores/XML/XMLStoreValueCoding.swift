@@ -95,7 +95,7 @@ enum XMLStoreValueCoding {
     /// decides). `resolveID` turns an object ID URI into an ID.
     static func value(of text: String, for attribute: NSAttributeDescription,
                       resolveID: (URL) -> NSManagedObjectID?) throws -> Any? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = trim(text)
         let result: Any?
         switch attribute.attributeType {
         case .integer16AttributeType: result = Int16(trimmed) ?? Double(trimmed).flatMap { Int16(exactly: $0.rounded(.towardZero)) }
@@ -138,6 +138,13 @@ enum XMLStoreValueCoding {
         guard let name = attribute.valueTransformerName, !name.isEmpty else { return nil }
         if builtInTransformerNames.contains(name), ValueTransformer.named(name) == nil { return nil }
         return name
+    }
+
+    /// `text` without surrounding whitespace; the common case (none) costs no copy.
+    static func trim(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
+              first.properties.isWhitespace || last.properties.isWhitespace else { return text }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private static func transformedData(_ value: Any, _ attribute: NSAttributeDescription) throws -> Data {
