@@ -201,6 +201,24 @@ import Testing
         }
     }
 
+    @Test func storeOfAnotherModelVersionIsIncompatibleNotCorrupt() throws {
+        let fixture = CompanyFixture(storeType: NSXMLStoreType)
+        let store = try fixture.addStore()
+        try fixture.insertStandardData()
+        try fixture.insert("Employee", ["name": "Zed", "hired": Date(timeIntervalSinceReferenceDate: 5)])
+        let changed = CompanyModel.make()
+        changed.entitiesByName["Employee"]!.properties.removeAll { $0.name == "hired" }
+        let date = NSAttributeDescription()
+        date.name = "started"
+        date.attributeType = .dateAttributeType
+        changed.entitiesByName["Employee"]!.properties.append(date)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: changed)
+        let error = try #require(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: NSXMLStoreType, configurationName: nil, at: store.url)
+        }
+        #expect(error.code == NSPersistentStoreIncompatibleVersionHashError)
+    }
+
     @Test func readOnlyStoreRefusesToSave() throws {
         let (directory, url) = try file(Self.appleSample)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -46,6 +46,13 @@ struct XMLStoreReader {
         let nextText = info.child("nextObjectID")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         let nextObjectID = Int64(nextText) ?? 0
         guard !metadataOnly, let model = store.managedObjectModel else { return contents }
+        // A store made with another model version is not read with this one: the base class then
+        // reports NSPersistentStoreIncompatibleVersionHashError (134100), which migration expects.
+        if metadata[NSStoreModelVersionHashesKey] != nil,
+           storeOptionBool(store.options, NSIgnorePersistentStoreVersioningOption) != true,
+           !model.isConfiguration(withName: store.configurationName, compatibleWithStoreMetadata: metadata) {
+            return contents
+        }
 
         let entities = Dictionary(model.entities.compactMap { entity in entity.name.map { ($0.uppercased(), entity) } },
                                   uniquingKeysWith: { first, _ in first })
