@@ -15,7 +15,7 @@ enum AllTypesModel {
         ("decimal", .decimalAttributeType), ("double", .doubleAttributeType), ("float", .floatAttributeType),
         ("string", .stringAttributeType), ("flag", .booleanAttributeType), ("date", .dateAttributeType),
         ("binary", .binaryDataAttributeType), ("uuid", .UUIDAttributeType), ("uri", .URIAttributeType),
-        ("transformable", .transformableAttributeType),
+        ("transformable", .transformableAttributeType), ("reference", .objectIDAttributeType),
     ]
 
     static func make() -> NSManagedObjectModel {
@@ -93,6 +93,7 @@ extension StoreConformanceTests {
         let (full, empty, root, leafA, leafB, red, blue) = (ids[0], ids[1], ids[2], ids[3], ids[4], ids[5], ids[6])
         var sampleValues = AllTypesModel.values
         sampleValues["owner"] = root
+        sampleValues["reference"] = red
         try coordinator.save(StoreSaveChanges(inserted: [
             ObjectSnapshot(objectID: full, values: sampleValues),
             ObjectSnapshot(objectID: empty, values: [:]),
@@ -130,6 +131,9 @@ extension StoreConformanceTests {
         #expect(sample.values["uuid"] as? UUID == AllTypesModel.values["uuid"] as? UUID)
         #expect(sample.values["uri"] as? URL == AllTypesModel.values["uri"] as? URL)
         #expect((sample.values["transformable"] as? [Any])?.compactMap { $0 as? String } == ["one", "two"])
+        let tagRow = try fetch("Tag", "label == 'red'")
+        #expect((sample.values["reference"] as? NSManagedObjectID)?.uriRepresentation() == tagRow.objectID.uriRepresentation(),
+                "object ID attributes")
         let blank = try fetch("Sample", "int16 == nil")
         #expect(blank.values.isEmpty, "nil attributes and an empty to-one stay nil")
 
