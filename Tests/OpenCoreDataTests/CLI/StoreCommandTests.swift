@@ -24,7 +24,7 @@ import Testing
     }
 
     /// A store of SampleModel3 v2 (User ↔ Pet) with two users, one with a pet.
-    static func makePetStore(at url: URL, type: String) throws -> (model: URL, uuid: String) {
+    static func makePetStore(at url: URL, type: String) throws -> (model: URL, uuid: String, uris: [String]) {
         let modelURL = Fixtures.sampleModel3.appendingPathComponent("SampleModel3_v2.xcdatamodel")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: modelURL))
         let store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: nil)
@@ -39,7 +39,7 @@ import Testing
         rex.setValue("Rex", forKey: "name")
         rex.setValue(bob, forKey: "owner")
         try context.save()
-        return (modelURL, store.identifier)
+        return (modelURL, store.identifier, [ann, bob, rex].map { $0.objectID.uriRepresentation().absoluteString })
     }
 
     @Test(arguments: fileTypes.map(\.spelling))
@@ -48,7 +48,7 @@ import Testing
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("Pets.\(spelling)")
-        let (model, uuid) = try Self.makePetStore(at: url, type: type)
+        let (model, uuid, uris) = try Self.makePetStore(at: url, type: type)
         let before = try Data(contentsOf: url)
         let modified = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
         let command = try #require(try CoreDataCommand.parseAsRoot(["store", "dump", url.path, "--model", model.path, "--type", spelling])
@@ -56,7 +56,8 @@ import Testing
         let json = try command.dump()
         let users = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)[NSStoreUUIDKey] as? String
         #expect(users == uuid)
-        let pet = "x-coredata://\(uuid)/Pet/p1", ann = "x-coredata://\(uuid)/User/p1", bob = "x-coredata://\(uuid)/User/p2"
+        let (ann, bob, pet) = (uris[0], uris[1], uris[2])
+        #expect(ann.hasPrefix("x-coredata://\(uuid)/User/p"))
         let expected = """
         {"entities": {"Pet": {"count": 1, "objects": [{"uri": "\(pet)", "attributes": {"name": "Rex"}, \
         "relationships": {"owner": "\(bob)"}}]}, \
@@ -111,7 +112,7 @@ import Testing
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let source = directory.appendingPathComponent("Source.\(from)")
-        let (model, uuid) = try Self.makePetStore(at: source, type: StoreCommand.storeType(from))
+        let (model, uuid, _) = try Self.makePetStore(at: source, type: StoreCommand.storeType(from))
         let before = try Data(contentsOf: source)
         let destination = directory.appendingPathComponent("Destination.\(to)")
         let command = try #require(try CoreDataCommand.parseAsRoot(
@@ -124,8 +125,26 @@ import Testing
         let newUUID = try #require(try NSPersistentStoreCoordinator.metadataForPersistentStore(
             ofType: StoreCommand.storeType(to), at: destination)[NSStoreUUIDKey] as? String)
         #expect(newUUID != uuid)
-        #expect(try dumpDestination.dump() == dumpSource.dump().replacingOccurrences(of: uuid, with: newUUID))
+        #expect(try Self.namingObjects(dumpDestination.dump(), uuid: newUUID) == Self.namingObjects(dumpSource.dump(), uuid: uuid),
+                "the same objects and relationships, under new IDs")
         #expect(throws: (any Error).self, "an existing destination is refused") { try command.migrate() }
+    }
+
+    /// A dump with every URI replaced by `Entity:name` of the object it names, so that dumps of
+    /// stores with different keys compare; checks that every URI names `uuid`'s store.
+    static func namingObjects(_ json: String, uuid: String) throws -> String {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        var names: [String: String] = [:]
+        for (entity, entry) in object["entities"] as? [String: [String: Any]] ?? [:] {
+            for item in entry["objects"] as? [[String: Any]] ?? [] {
+                let uri = try #require(item["uri"] as? String)
+                #expect(uri.hasPrefix("x-coredata://\(uuid)/\(entity)/p"))
+                names[uri] = "\(entity):\((item["attributes"] as? [String: Any])?["name"] ?? "?")"
+            }
+        }
+        var result = json
+        for (uri, name) in names { result = result.replacingOccurrences(of: "\"\(uri)\"", with: "\"\(name)\"") }
+        return result
     }
 
     @Test func errorsNameTheFileAndCode() throws {

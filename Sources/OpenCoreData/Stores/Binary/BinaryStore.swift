@@ -11,6 +11,10 @@
 /// - a truncated or corrupt file (bad checksum, bad structure): `NSFileReadCorruptFileError` (259);
 /// - another coordinator saved into the file since this store read it: `NSManagedObjectMergeError` (133020).
 ///
+/// Transformable attributes: with a `valueTransformerName`, the named ``ValueTransformer`` turns
+/// the value into `Data` and back; without one, the value is stored self-described (property-list
+/// values, and numbers keeping their Swift width), so no default transformer is needed.
+///
 /// Differs from Apple: Apple's binary format is private and unrelated; files are not
 /// interchangeable with Apple's binary stores (use the XML or SQLite store for that).
 open class BinaryStore: AtomicFileStore, @unchecked Sendable {
@@ -21,7 +25,14 @@ open class BinaryStore: AtomicFileStore, @unchecked Sendable {
         let decoder = BinaryStoreDecoder(
             entitiesByName: entities,
             makeID: { [unowned self] entity, key in NSManagedObjectID(entity: entity, store: self, primaryKey: key) },
-            resolveURI: { [weak coordinator = persistentStoreCoordinator] uri in coordinator?.managedObjectID(forURIRepresentation: uri) })
+            resolveURI: { [weak coordinator = persistentStoreCoordinator] uri in coordinator?.managedObjectID(forURIRepresentation: uri) },
+            reverseTransform: { value, attribute in
+                guard let name = attribute.valueTransformerName, !name.isEmpty else { return value }
+                guard let transformer = ValueTransformer.named(name) else {
+                    throw BinaryStoreFormatError.malformed("no value transformer named '\(name)' is registered for attribute '\(attribute.name)'")
+                }
+                return transformer.reverseTransformedValue(value) ?? NSNull()
+            })
         return try translatingFormatErrors(data, url) {
             try decoder.decode(data) { metadata in
                 // Adopt the file's UUID before any ID is made, so that no ID has to be re-minted.
@@ -38,7 +49,18 @@ open class BinaryStore: AtomicFileStore, @unchecked Sendable {
         let model = managedObjectModel
         let entities = model.map { $0.entities(forConfigurationName: configurationName) ?? $0.entities } ?? []
         do {
-            return try BinaryStoreEncoder(storeIdentifier: identifier).encode(contents, entities: entities)
+            var encoder = BinaryStoreEncoder(storeIdentifier: identifier)
+            encoder.transform = { value, attribute in
+                guard let name = attribute.valueTransformerName, !name.isEmpty else { return value }
+                guard let transformer = ValueTransformer.named(name) else {
+                    throw BinaryStoreValueError(entity: "", property: "", reason: "no value transformer named '\(name)' is registered")
+                }
+                guard let data = transformer.transformedValue(value) as? Data else {
+                    throw BinaryStoreValueError(entity: "", property: "", reason: "value transformer '\(name)' did not turn the value into Data")
+                }
+                return data
+            }
+            return try encoder.encode(contents, entities: entities)
         } catch let error as BinaryStoreValueError {
             throw PersistentStoreErrors.make(
                 NSPersistentStoreSaveError,
