@@ -41,6 +41,11 @@ var targets: [Target] = [
         ],
         path: "Sources/coredata-tutorial"
     ),
+    .executableTarget(
+        name: "coredata-store-bench",
+        dependencies: ["OpenCoreData"],
+        path: "Benchmarks/StoreLoad"
+    ),
     .testTarget(
         name: "OpenCoreDataTests",
         dependencies: ["OpenCoreData", "CoreDataCLI"],

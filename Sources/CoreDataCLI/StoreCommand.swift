@@ -9,6 +9,9 @@ import OpenCoreData
 /// - `coredata store dump STORE --model MODEL --type T` prints a store's objects as JSON
 ///   (``StoreDumpCommand``), opening it read-only.
 ///
+/// A hidden subcommand, `coredata store save-loop STORE --type T`, is the child process of the
+/// crash-safety test (``StoreSaveLoopCommand``); it is not a stable form.
+///
 /// Store types are spelled as in ``StoreCommand/storeTypes`` (`xml`, `binary`, `sqlite`,
 /// `memory`) or as the type strings themselves (`XML`, `Binary`, …).
 struct StoreCommand: ParsableCommand {
