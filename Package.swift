@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
+import CompilerPluginSupport
 
 // The `CoreData` shim re-exports OpenCoreData under Apple's module name, so that
 // `import CoreData` compiles on Linux. On Apple platforms the real framework wins.
@@ -18,7 +19,17 @@ var products: [Product] = [
 var targets: [Target] = [
     .target(
         name: "OpenCoreData",
+        dependencies: ["OpenCoreDataMacros"],
         path: "Sources/OpenCoreData"
+    ),
+    // The `@Managed` accessor macro's compiler plugin (swift-syntax).
+    .macro(
+        name: "OpenCoreDataMacros",
+        dependencies: [
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        ],
+        path: "Sources/OpenCoreDataMacros"
     ),
     .target(
         name: "CoreDataCLI",
@@ -33,12 +44,18 @@ var targets: [Target] = [
         dependencies: ["CoreDataCLI"],
         path: "Sources/coredata"
     ),
-    .executableTarget(
-        name: "coredata-tutorial",
+    // The seed tutorial's models, classes and commands, as a library so that tests can run them.
+    .target(
+        name: "CoreDataTutorial",
         dependencies: [
             "OpenCoreData",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
+        path: "Sources/CoreDataTutorial"
+    ),
+    .executableTarget(
+        name: "coredata-tutorial",
+        dependencies: ["CoreDataTutorial"],
         path: "Sources/coredata-tutorial"
     ),
     .executableTarget(
@@ -48,7 +65,14 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "OpenCoreDataTests",
-        dependencies: ["OpenCoreData", "CoreDataCLI"],
+        dependencies: [
+            "OpenCoreData",
+            "CoreDataCLI",
+            "CoreDataTutorial",
+            "OpenCoreDataMacros",
+            .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+        ],
         path: "Tests/OpenCoreDataTests"
     ),
 ]
@@ -64,6 +88,7 @@ let package = Package(
     products: products,
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: targets
 )
