@@ -58,6 +58,11 @@ var targets: [Target] = [
         dependencies: ["CoreDataTutorial"],
         path: "Sources/coredata-tutorial"
     ),
+    .executableTarget(
+        name: "coredata-store-bench",
+        dependencies: ["OpenCoreData"],
+        path: "Benchmarks/StoreLoad"
+    ),
     .testTarget(
         name: "OpenCoreDataTests",
         dependencies: [
