@@ -19,7 +19,11 @@ var products: [Product] = [
 var targets: [Target] = [
     .target(
         name: "OpenCoreData",
-        dependencies: ["OpenCoreDataMacros"],
+        dependencies: [
+            "OpenCoreDataMacros",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
         path: "Sources/OpenCoreData"
     ),
     // The `@Managed` accessor macro's compiler plugin (swift-syntax).
@@ -70,6 +74,7 @@ var targets: [Target] = [
             "CoreDataCLI",
             "CoreDataTutorial",
             "OpenCoreDataMacros",
+            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
         ],
@@ -88,6 +93,8 @@ let package = Package(
     products: products,
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: targets

@@ -18,7 +18,7 @@ struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "Convert persistent stores between types and print their contents.",
-        subcommands: [StoreMigrateCommand.self, StoreDumpCommand.self, StoreSaveLoopCommand.self]
+        subcommands: [StoreMigrateCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreSaveLoopCommand.self]
     )
 
     /// The command-line spellings of the store types. A store type registered later (SQLite)

@@ -11,6 +11,7 @@ final class StoreTypeRegistry: @unchecked Sendable {
         NSInMemoryStoreType: InMemoryStore.self,
         NSXMLStoreType: XMLStore.self,
         NSBinaryStoreType: BinaryStore.self,
+        NSSQLiteStoreType: SQLiteStore.self,
     ]
 
     private let lock = NSLock()
