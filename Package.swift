@@ -18,6 +18,10 @@ var products: [Product] = [
 var targets: [Target] = [
     .target(
         name: "OpenCoreData",
+        dependencies: [
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
         path: "Sources/OpenCoreData"
     ),
     .target(
@@ -43,7 +47,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "OpenCoreDataTests",
-        dependencies: ["OpenCoreData", "CoreDataCLI"],
+        dependencies: ["OpenCoreData", "CoreDataCLI", .product(name: "GRDB", package: "GRDB.swift")],
         path: "Tests/OpenCoreDataTests"
     ),
 ]
@@ -59,6 +63,8 @@ let package = Package(
     products: products,
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: targets
 )

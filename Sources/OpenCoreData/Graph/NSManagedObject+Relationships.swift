@@ -115,3 +115,26 @@ extension NSManagedObject {
         }
     }
 }
+
+extension NSManagedObject {
+    /// The IDs of a relationship's destinations (in order when ordered), read without firing
+    /// the destinations' faults. Traps for a key that is not a relationship.
+    public func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
+        guard let relationship = entity.relationshipsByName[key] else {
+            preconditionFailure("objectIDs(forRelationshipNamed:): entity \(entity.name ?? "?") has no relationship '\(key)'")
+        }
+        fireFaultIfNeeded()
+        if relationship.isToMany { return toManyList(key).objects.map(\.objectID) }
+        return (storage[key] as? NSManagedObject).map { [$0.objectID] } ?? []
+    }
+
+    /// Whether reading the relationship would go to the store: true while the object is a fault.
+    ///
+    /// Differs from Apple: relationships load with the object, so only an object fault counts.
+    public func hasFault(forRelationshipNamed key: String) -> Bool {
+        guard entity.relationshipsByName[key] != nil else {
+            preconditionFailure("hasFault(forRelationshipNamed:): entity \(entity.name ?? "?") has no relationship '\(key)'")
+        }
+        return faultFlag
+    }
+}

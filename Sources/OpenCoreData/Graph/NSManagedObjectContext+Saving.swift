@@ -72,10 +72,7 @@ extension NSManagedObjectContext {
         updatedList.removeAll()
         deletedList.removeAll()
         for object in inserted + updated + deleted { object.didSave() }
-        for object in deleted {
-            object.turnIntoFault()
-            object.managedObjectContext = nil
-        }
+        for object in deleted { object.managedObjectContext = nil }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
             NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
         ])
@@ -219,6 +216,43 @@ extension NSManagedObjectContext {
             if !object.faultFlag { object.turnIntoFault() }
         }
         eventRefreshed.insert(object)
+    }
+
+    /// Brings in the changes another context saved (the userInfo of its
+    /// `NSManagedObjectContextDidSave`): registered objects it updated are refreshed (keeping this
+    /// context's own unsaved changes), registered objects it deleted leave the context.
+    /// Posts `NSManagedObjectContextObjectsDidChange` with what changed here.
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        let info = notification.userInfo ?? [:]
+        func ids(_ key: String) -> [NSManagedObjectID] {
+            switch info[key] {
+            case let objects as Set<NSManagedObject>: return objects.map(\.objectID)
+            case let ids as Set<NSManagedObjectID>: return Array(ids)
+            case let ids as [NSManagedObjectID]: return ids
+            default: return []
+            }
+        }
+        for id in ids(NSDeletedObjectsKey) {
+            guard let object = registry[id] else { continue }
+            registry[id] = nil
+            rowCache[id] = nil
+            updatedList.remove(object)
+            deletedList.remove(object)
+            pendingDeletions.removeAll { $0 === object }
+            if !object.faultFlag { object.turnIntoFault() }
+            object.managedObjectContext = nil
+            eventDeleted.insert(object)
+        }
+        for id in ids(NSUpdatedObjectsKey) {
+            guard let object = registry[id] else { continue }
+            if object.faultFlag {
+                rowCache[id] = nil
+            } else {
+                refresh(object, mergeChanges: true)
+            }
+            eventRefreshed.insert(object)
+        }
+        postObjectsDidChange()
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

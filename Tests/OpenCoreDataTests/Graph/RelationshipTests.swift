@@ -113,6 +113,17 @@ struct RelationshipTests {
         #expect(student.changedValuesForCurrentEvent()["inClass"] is NSNull)
     }
 
+    @Test func objectIDsOfARelationship() {
+        let context = GraphTestModel.context()
+        let list = GraphTestModel.insert("Playlist", context)
+        let a = GraphTestModel.insert("Track", context)
+        let b = GraphTestModel.insert("Track", context)
+        list.setValue(NSOrderedSet(array: [b, a]), forKey: "tracks")
+        #expect(list.objectIDs(forRelationshipNamed: "tracks") == [b.objectID, a.objectID])
+        #expect(a.objectIDs(forRelationshipNamed: "playlist") == [list.objectID])
+        #expect(!list.hasFault(forRelationshipNamed: "tracks"))
+    }
+
     @Test func relationshipsBetweenContextsAreRefused() {
         let model = GraphTestModel.make()
         let first = GraphTestModel.context(model: model)
