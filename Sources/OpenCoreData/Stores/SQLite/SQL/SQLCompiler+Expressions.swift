@@ -140,6 +140,7 @@ extension SQLCompiler {
         if name == "now", arguments.isEmpty {
             return SQLOperand(fragment: .bind(.real(Date().timeIntervalSinceReferenceDate)), kind: .date)
         }
+        if let count = try collectionCount(name, arguments, in: scope) { return count }
         if let symbol = Self.nativeArithmetic[name], arguments.count == 2 {
             let a = try operand(arguments[0], in: scope), b = try operand(arguments[1], in: scope)
             if a.isNull || b.isNull { return SQLOperand(fragment: "NULL", kind: .number, isNull: true) }
@@ -153,6 +154,27 @@ extension SQLCompiler {
             return try evaluatedCall(name, values, expected: signature.arguments, result: signature.result, expression: expression)
         }
         throw SQLCompileError("the function \(expression)", "\(name) has no SQL form")
+    }
+
+    /// `count:(rel)`, `count:(SUBQUERY(…))` and `rel[SIZE]`: the number of elements of a to-many
+    /// relationship or subquery; nil for any other function.
+    private func collectionCount(_ name: String, _ arguments: [NSExpression], in scope: SQLQueryScope) throws -> SQLOperand? {
+        let collection: NSExpression
+        switch (name, arguments.count) {
+        case ("count:", 1):
+            collection = arguments[0]
+        case ("objectFrom:withIndex:", 2):
+            guard case .symbolic(.size) = arguments[1].node else { return nil }
+            collection = arguments[0]
+        default:
+            return nil
+        }
+        if case .subquery(let source, let variable, let predicate) = collection.node {
+            return try subqueryCount(source, variable, predicate, in: scope)
+        }
+        guard case .toMany(let path)? = try toManyPath(collection, in: scope), path.rest.isEmpty else { return nil }
+        return try aggregate(SQLToManyPath(scope: path.scope, parentAlias: path.parentAlias, relationship: path.relationship,
+                                           rest: ["@count"], path: path.path + ".@count"))
     }
 
     /// `ocd_function('name', args…)`: the evaluator's built-in function, registered in SQL.

@@ -69,6 +69,7 @@ extension SQLCompiler {
     func toManyPath(_ expression: NSExpression, in scope: SQLQueryScope) throws -> SQLResolvedPath? {
         switch expression.node {
         case .keyPath(let path):
+            if scope.resultColumns[path] != nil { return nil }
             if case .toMany(let toMany) = try resolve(path, in: scope), !isAggregate(toMany) { return .toMany(toMany) }
         case .keyPathOn(let base, let path):
             if case .variable(let name) = base.node, let bound = scope.scope(forVariable: name),
