@@ -163,6 +163,14 @@ final class SQLConsistencyFixture {
     let mapping: TestSchemaMapping
     let database: DatabaseQueue
     private(set) var ids: [String: NSManagedObjectID] = [:]
+    /// The real SQLite store holding the same rows (same primary keys), in its own coordinator.
+    let sqliteCoordinator: NSPersistentStoreCoordinator
+    private(set) var sqliteStore: NSPersistentStore!
+    private let directory: URL
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
 
     init() throws {
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
@@ -171,10 +179,50 @@ final class SQLConsistencyFixture {
         var configuration = Configuration()
         configuration.prepareDatabase { db in SQLFunctions.register(on: db) }
         database = try DatabaseQueue(configuration: configuration)
+        sqliteCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("SQLConsistency-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let statements = try mapping.createStatements()
         try database.write { db in for statement in statements { try db.execute(sql: statement) } }
         try insertData()
         try copyToSQLite()
+        try copyToSQLiteStore()
+    }
+
+    /// Saves every row into a real SQLite store through its coordinator, with the same keys.
+    private func copyToSQLiteStore() throws {
+        sqliteStore = try sqliteCoordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                                               at: directory.appendingPathComponent("Items.sqlite"), options: nil)
+        var snapshots: [ObjectSnapshot] = []
+        for entity in model.entities {
+            snapshots += try store.allSnapshots(of: entity)
+        }
+        snapshots.sort { $0.objectID.primaryKey! < $1.objectID.primaryKey! }
+        let newIDs = try sqliteCoordinator.permanentObjectIDs(for: snapshots.map { (entity($0.objectID.entity.name!), sqliteStore) })
+        var byOld: [NSManagedObjectID: NSManagedObjectID] = [:]
+        for (snapshot, id) in zip(snapshots, newIDs) {
+            guard id.primaryKey == snapshot.objectID.primaryKey else {
+                throw SQLCompileError("the SQLite copy", "keys differ: \(id) for \(snapshot.objectID)")
+            }
+            byOld[snapshot.objectID] = id
+        }
+        let copies = snapshots.map { snapshot in
+            ObjectSnapshot(objectID: byOld[snapshot.objectID]!,
+                           values: snapshot.values.mapValues { ($0 as? NSManagedObjectID).map { byOld[$0]! as Any } ?? $0 },
+                           toMany: snapshot.toMany.mapValues { $0.map { byOld[$0]! } })
+        }
+        try sqliteCoordinator.save(StoreSaveChanges(inserted: copies))
+    }
+
+    /// The primary keys the real SQLite store returns, in order, and its count.
+    func sqliteStoreKeys(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> ([Int64], Int) {
+        let copy = request.copy() as! NSFetchRequest<NSFetchRequestResult>
+        copy.entity = sqliteCoordinator.managedObjectModel.entitiesByName[request.entity!.name!]
+        copy.resultType = .managedObjectIDResultType
+        guard case .objectIDs(let ids) = try sqliteStore.executeFetch(copy) else { return ([], -1) }
+        copy.resultType = .countResultType
+        guard case .count(let count) = try sqliteStore.executeFetch(copy) else { return ([], -1) }
+        return (ids.map { $0.primaryKey! }, count)
     }
 
     func entity(_ name: String) -> NSEntityDescription { model.entitiesByName[name]! }
@@ -381,9 +429,18 @@ final class SQLConsistencyFixture {
             if sql != memory { return .disagreed("memory \(memory), SQL \(sql)") }
             let count = try sqlCount(request)
             if count != memory.count { return .disagreed("memory count \(memory.count), SQL count \(count)") }
-            return .agreed
         } catch let error as SQLCompileError {
+            if (try? sqliteStoreKeys(request)) != nil { return .disagreed("the SQLite store answered what the compiler refused") }
             return .refused(error.description)
+        } catch {
+            return .disagreed("SQL failed: \(error)")
+        }
+        do {
+            let (keys, count) = try sqliteStoreKeys(request)
+            if keys != memory || count != memory.count {
+                return .disagreed("memory \(memory), SQLite store \(keys) counting \(count)")
+            }
+            return .agreed
         } catch {
             return .disagreed("SQL failed: \(error)")
         }
