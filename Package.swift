@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
+import CompilerPluginSupport
 
 // The `CoreData` shim re-exports OpenCoreData under Apple's module name, so that
 // `import CoreData` compiles on Linux. On Apple platforms the real framework wins.
@@ -19,10 +20,20 @@ var targets: [Target] = [
     .target(
         name: "OpenCoreData",
         dependencies: [
+            "OpenCoreDataMacros",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ],
         path: "Sources/OpenCoreData"
+    ),
+    // The `@Managed` accessor macro's compiler plugin (swift-syntax).
+    .macro(
+        name: "OpenCoreDataMacros",
+        dependencies: [
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        ],
+        path: "Sources/OpenCoreDataMacros"
     ),
     .target(
         name: "CoreDataCLI",
@@ -37,17 +48,31 @@ var targets: [Target] = [
         dependencies: ["CoreDataCLI"],
         path: "Sources/coredata"
     ),
-    .executableTarget(
-        name: "coredata-tutorial",
+    // The seed tutorial's models, classes and commands, as a library so that tests can run them.
+    .target(
+        name: "CoreDataTutorial",
         dependencies: [
             "OpenCoreData",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
+        path: "Sources/CoreDataTutorial"
+    ),
+    .executableTarget(
+        name: "coredata-tutorial",
+        dependencies: ["CoreDataTutorial"],
         path: "Sources/coredata-tutorial"
     ),
     .testTarget(
         name: "OpenCoreDataTests",
-        dependencies: ["OpenCoreData", "CoreDataCLI", .product(name: "GRDB", package: "GRDB.swift")],
+        dependencies: [
+            "OpenCoreData",
+            "CoreDataCLI",
+            "CoreDataTutorial",
+            "OpenCoreDataMacros",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+        ],
         path: "Tests/OpenCoreDataTests"
     ),
 ]
@@ -65,6 +90,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: targets
 )

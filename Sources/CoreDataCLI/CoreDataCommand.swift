@@ -6,7 +6,7 @@ public struct CoreDataCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "coredata",
         abstract: "Evaluate predicates, inspect models and read stores with OpenCoreData.",
-        subcommands: [PredicateCommand.self, ModelCommand.self]
+        subcommands: [PredicateCommand.self, ModelCommand.self, StoreCommand.self]
     )
 
     public init() {}

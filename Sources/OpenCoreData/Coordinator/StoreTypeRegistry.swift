@@ -9,6 +9,8 @@ final class StoreTypeRegistry: @unchecked Sendable {
     /// The store classes every process starts with.
     static let builtIn: [String: NSPersistentStore.Type] = [
         NSInMemoryStoreType: InMemoryStore.self,
+        NSXMLStoreType: XMLStore.self,
+        NSBinaryStoreType: BinaryStore.self,
         NSSQLiteStoreType: SQLiteStore.self,
     ]
 

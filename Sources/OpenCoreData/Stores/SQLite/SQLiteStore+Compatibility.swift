@@ -7,7 +7,8 @@ import GRDB
 /// `Z_METADATA`. When they differ — Apple's hashes may differ from ours for the same model —
 /// the store's schema decides: it is compatible when
 /// 1. `Z_PRIMARYKEY` lists exactly the model's entities with the same `Z_ENT` numbers and
-///    superentities, and
+///    superentities (a `Z_NAME` may be the entity's renaming identifier: Apple's migrations
+///    keep the old name there), and
 /// 2. every table the model maps to exists with exactly the columns (names and declared types)
 ///    the mapping gives, join tables included.
 /// Otherwise opening fails with `NSPersistentStoreIncompatibleVersionHashError` (134100), whose
@@ -30,11 +31,17 @@ extension SQLiteStore {
     /// The first difference between the database's schema and ``schema``, or `nil`.
     func schemaDifference(_ db: Database) throws -> String? {
         let stored = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
-            "\(row["Z_ENT"] as Int64? ?? 0) \(row["Z_NAME"] as String? ?? "") \(row["Z_SUPER"] as Int64? ?? 0)"
+            (number: row["Z_ENT"] as Int64? ?? 0, name: row["Z_NAME"] as String? ?? "", superNumber: row["Z_SUPER"] as Int64? ?? 0)
         }
-        let expected = schema.entities.map { "\($0.number) \($0.name) \($0.superNumber)" }
-        if stored != expected {
-            return "Z_PRIMARYKEY lists [\(stored.joined(separator: ", "))], the model [\(expected.joined(separator: ", "))]"
+        // A store migrated by Apple keeps an entity's old name in Z_NAME: the renaming
+        // identifier matches too.
+        let matches = stored.count == schema.entities.count && zip(stored, schema.entities).allSatisfy { row, entity in
+            let renamed = managedObjectModel?.entitiesByName[entity.name]?.renamingIdentifier
+            return row.number == entity.number && row.superNumber == entity.superNumber && (row.name == entity.name || row.name == renamed)
+        }
+        if !matches {
+            return "Z_PRIMARYKEY lists [\(stored.map { "\($0.number) \($0.name) \($0.superNumber)" }.joined(separator: ", "))], "
+                + "the model [\(schema.entities.map { "\($0.number) \($0.name) \($0.superNumber)" }.joined(separator: ", "))]"
         }
         func columns(of table: String) throws -> Set<String> {
             Set(try Row.fetchAll(db, sql: "SELECT name, type FROM pragma_table_info(?)", arguments: [table]).map { row in

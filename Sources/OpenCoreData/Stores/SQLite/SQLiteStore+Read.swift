@@ -14,7 +14,7 @@ extension SQLiteStore {
         guard let mapping = schema.entity(number: number), let entity = modelEntity(mapping.name) else { return nil }
         var values: [String: Any] = [:]
         for (name, column) in mapping.attributes {
-            if let value = SQLiteValueCoding.value(row[column.column] as DatabaseValue, type: column.attributeType) {
+            if let value = SQLiteValueCoding.value(row[column.column] as DatabaseValue, column: column) {
                 values[name] = value
             }
         }

@@ -98,7 +98,7 @@ extension SQLiteStore {
     private func columnValues(of snapshot: ObjectSnapshot, mapping: SQLEntityMapping) throws -> [(String, DatabaseValue)] {
         var result: [(String, DatabaseValue)] = []
         for (name, column) in mapping.attributes.sorted(by: { $0.value.column < $1.value.column }) {
-            result.append((column.column, try SQLiteValueCoding.databaseValue(snapshot.values[name], type: column.attributeType, attribute: name)))
+            result.append((column.column, try SQLiteValueCoding.databaseValue(snapshot.values[name], column: column)))
         }
         for (name, key) in mapping.toOne.sorted(by: { $0.value.column < $1.value.column }) {
             let destination = snapshot.values[name] as? NSManagedObjectID

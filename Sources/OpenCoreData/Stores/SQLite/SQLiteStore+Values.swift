@@ -5,6 +5,40 @@ import GRDB
 /// integers and Booleans as INTEGER, dates as REAL seconds since 2001, Decimal as REAL,
 /// strings and URIs as text, UUIDs as 16-byte blobs, binary and transformable data as blobs.
 enum SQLiteValueCoding {
+    /// The column value of an attribute, through its value transformer when it has one.
+    /// A transformable value without a transformer is stored as it is when it is `Data`, else
+    /// as a binary property list (Apple archives it with a keyed archiver, also a binary plist).
+    static func databaseValue(_ value: Any?, column: SQLAttributeColumn) throws -> DatabaseValue {
+        guard column.attributeType == .transformableAttributeType, let value, !(value is NSNull) else {
+            return try databaseValue(value, type: column.attributeType, attribute: column.attributeName)
+        }
+        if let name = column.valueTransformerName, let transformer = ValueTransformer.named(name) {
+            return try databaseValue(transformer.transformedValue(value), type: .binaryDataAttributeType, attribute: column.attributeName)
+        }
+        if let data = value as? Data { return data.databaseValue }
+        if let plist = SQLiteStore.propertyListValue(value),
+           let data = try? PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0) {
+            return data.databaseValue
+        }
+        return try databaseValue(value, type: .transformableAttributeType, attribute: column.attributeName)
+    }
+
+    /// The attribute value of a column value, through the attribute's value transformer.
+    static func value(_ databaseValue: DatabaseValue, column: SQLAttributeColumn) -> Any? {
+        let raw = value(databaseValue, type: column.attributeType)
+        guard column.attributeType == .transformableAttributeType, let data = raw as? Data else { return raw }
+        if let name = column.valueTransformerName, let transformer = ValueTransformer.named(name),
+           type(of: transformer).allowsReverseTransformation() {
+            return transformer.reverseTransformedValue(data)
+        }
+        if data.starts(with: Array("bplist00".utf8)),
+           let decoded = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+           !((decoded as? [String: Any])?["$archiver"] != nil) {
+            return decoded
+        }
+        return data
+    }
+
     /// The column value of `value` for an attribute of `type`. Throws for a value the type
     /// can't hold (a transformable value that is not `Data`: Linux has no archiver for it).
     static func databaseValue(_ value: Any?, type: NSAttributeType, attribute: String) throws -> DatabaseValue {
@@ -18,7 +52,13 @@ enum SQLiteValueCoding {
         case .doubleAttributeType, .floatAttributeType:
             if let double = double(value) { return double.databaseValue }
         case .decimalAttributeType:
-            if let decimal = value as? Decimal { return NSDecimalNumber(decimal: decimal).doubleValue.databaseValue }
+            // As REAL, as Apple stores it, when the REAL reads back as the same decimal; else as
+            // the decimal's text in a blob (which column affinity leaves alone), so no digit is lost.
+            if let decimal = value as? Decimal {
+                let double = NSDecimalNumber(decimal: decimal).doubleValue
+                if Decimal(string: "\(double)") == decimal { return double.databaseValue }
+                return Data(decimal.description.utf8).databaseValue
+            }
             if let double = double(value) { return double.databaseValue }
         case .stringAttributeType:
             if let string = value as? String { return string.databaseValue }
@@ -49,6 +89,7 @@ enum SQLiteValueCoding {
             switch type {
             case .URIAttributeType: return URL(string: string)
             case .stringAttributeType: return string
+            case .decimalAttributeType: return Decimal(string: string)
             case .binaryDataAttributeType, .transformableAttributeType: return Data(string.utf8)
             default:
                 if let double = Double(string) { return fromNumber(int: Int64(double), double: double, type: type) }
@@ -62,6 +103,7 @@ enum SQLiteValueCoding {
                 return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
             case .stringAttributeType: return String(decoding: data, as: UTF8.self)
+            case .decimalAttributeType: return Decimal(string: String(decoding: data, as: UTF8.self))
             default: return data
             }
         }

@@ -67,7 +67,8 @@ extension SQLiteSchema {
                         let column = unique(Self.columnName(attribute.name))
                         columns.append(SQLColumnDefinition(name: column, type: type))
                         attributeColumns[entityName, default: [:]][attribute.name] =
-                            SQLAttributeColumn(attributeName: attribute.name, column: column, type: type, attributeType: attribute.attributeType)
+                            SQLAttributeColumn(attributeName: attribute.name, column: column, type: type, attributeType: attribute.attributeType,
+                                               valueTransformerName: attribute.valueTransformerName)
                     }
                     guard group == 0 else { continue }
                     let toOne = entity.declaredProperties.compactMap { $0 as? NSRelationshipDescription }

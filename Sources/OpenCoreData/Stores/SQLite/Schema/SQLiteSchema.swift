@@ -91,6 +91,8 @@ struct SQLAttributeColumn: Sendable, Hashable {
     let column: String
     let type: SQLColumnType
     let attributeType: NSAttributeType
+    /// The value transformer of a transformable attribute.
+    var valueTransformerName: String? = nil
 }
 
 /// The columns of one to-one relationship.

@@ -1,0 +1,62 @@
+import ArgumentParser
+import OpenCoreData
+
+/// `coredata store`: read, convert and inspect persistent stores.
+///
+/// The forms are stable; scripts depend on them:
+/// - `coredata store migrate SOURCE --model MODEL --from-type T --to DEST --to-type U` copies a
+///   store into a new store of another type (``StoreMigrateCommand``);
+/// - `coredata store dump STORE --model MODEL --type T` prints a store's objects as JSON
+///   (``StoreDumpCommand``), opening it read-only.
+///
+/// Store types are spelled as in ``StoreCommand/storeTypes`` (`xml`, `binary`, `sqlite`,
+/// `memory`) or as the type strings themselves (`XML`, `Binary`, …).
+struct StoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Convert persistent stores between types and print their contents.",
+        subcommands: [StoreMigrateCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreSaveLoopCommand.self]
+    )
+
+    /// The command-line spellings of the store types. A store type registered later (SQLite)
+    /// works as soon as its class is registered; a spelling not listed here is taken as the
+    /// type string itself, so registered custom types work too.
+    static let storeTypes: [String: String] = [
+        "xml": NSXMLStoreType,
+        "binary": NSBinaryStoreType,
+        "sqlite": NSSQLiteStoreType,
+        "memory": NSInMemoryStoreType,
+        "inmemory": NSInMemoryStoreType,
+    ]
+
+    /// The store type string for a command-line spelling.
+    static func storeType(_ spelling: String) -> String {
+        storeTypes[spelling.lowercased()] ?? spelling
+    }
+
+    /// Loads the model at `path` (any form `NSManagedObjectModel.load(contentsOf:)` reads).
+    static func loadModel(_ path: String) throws -> NSManagedObjectModel {
+        try NSManagedObjectModel.load(contentsOf: URL(fileURLWithPath: path))
+    }
+}
+
+/// A Core Data error reported by a `store` command: its code and description (which names the file).
+struct StoreCommandError: Error, CustomStringConvertible {
+    var error: NSError
+
+    init(_ error: Error) { self.error = error as NSError }
+
+    var description: String {
+        let message = error.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
+        return "\(message) (\(error.domain) error \(error.code))"
+    }
+
+    /// Runs `body`, reporting Cocoa-domain errors as ``StoreCommandError``.
+    static func reporting<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw StoreCommandError(error)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import OpenCoreData
+
+/// `coredata store info STORE`: a SQLite store's metadata and entity table as JSON, read
+/// through a read-only connection.
+///
+/// ```json
+/// {"storeType": "SQLite", "uuid": "…", "versionHashesVersion": 3,
+///  "versionHashes": {"Car": "<base64>", …}, "modelVersionIdentifiers": ["1"],
+///  "frameworkVersion": 1044, "otherMetadata": {…},
+///  "entities": [{"entity": 1, "name": "Car", "super": 0, "max": 125}, …]}
+/// ```
+struct StoreInfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Print a SQLite store's metadata (type, UUID, version hashes, model identifiers) and its Z_PRIMARYKEY entity table as JSON."
+    )
+
+    @Argument(help: "The SQLite store file.")
+    var store: String
+
+    func run() throws {
+        let url = URL(fileURLWithPath: store)
+        let report: [String: Any]
+        do {
+            report = try Self.report(for: url)
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            let message = error.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
+            throw ValidationError("\(message) (\(error.domain) error \(error.code))")
+        }
+        let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The JSON object `info` prints for the store at `url`.
+    static func report(for url: URL) throws -> [String: Any] {
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
+        var report: [String: Any] = [:]
+        report["storeType"] = metadata.removeValue(forKey: NSStoreTypeKey) as? String ?? NSNull()
+        report["uuid"] = metadata.removeValue(forKey: NSStoreUUIDKey) as? String ?? NSNull()
+        let hashes = metadata.removeValue(forKey: NSStoreModelVersionHashesKey) as? [String: Any] ?? [:]
+        report["versionHashes"] = hashes.compactMapValues { ($0 as? Data)?.base64EncodedString() }
+        report["versionHashesVersion"] = jsonValue(metadata.removeValue(forKey: NSStoreModelVersionHashesVersionKey))
+        report["modelVersionIdentifiers"] = jsonValue(metadata.removeValue(forKey: NSStoreModelVersionIdentifiersKey) ?? [Any]())
+        report["frameworkVersion"] = jsonValue(metadata.removeValue(forKey: NSPersistenceFrameworkVersionKey))
+        report["otherMetadata"] = metadata.mapValues(jsonValue)
+        report["entities"] = try SQLiteStore.entityTable(at: url).map { row in
+            ["entity": row.entityNumber, "name": row.name, "super": row.superEntityNumber, "max": row.maxPrimaryKey] as [String: Any]
+        }
+        return report
+    }
+
+    /// A metadata value as JSON: data as base64, collections element by element, anything
+    /// else JSON lacks as its description.
+    static func jsonValue(_ value: Any?) -> Any {
+        switch value {
+        case nil: return NSNull()
+        case let string as String: return string
+        case let bool as Bool: return bool
+        case let int as Int: return int
+        case let int as Int64: return int
+        case let double as Double: return double
+        case let number as NSNumber: return number
+        case let data as Data: return data.base64EncodedString()
+        case let date as Date: return date.timeIntervalSinceReferenceDate
+        case let array as [Any]: return array.map(jsonValue)
+        case let set as Set<AnyHashable>: return set.map { "\($0.base)" }.sorted()
+        case let dictionary as [String: Any]: return dictionary.mapValues(jsonValue)
+        default: return "\(value!)"
+        }
+    }
+}

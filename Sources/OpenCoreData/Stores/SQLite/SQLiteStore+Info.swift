@@ -1,0 +1,40 @@
+import Foundation
+import GRDB
+
+/// One row of a SQLite store's `Z_PRIMARYKEY` table.
+public struct SQLiteStoreEntityRow: Sendable, Equatable, Codable {
+    /// `Z_ENT`: the entity's number.
+    public var entityNumber: Int64
+    /// `Z_NAME`: the entity's name.
+    public var name: String
+    /// `Z_SUPER`: the superentity's number, 0 for a root entity.
+    public var superEntityNumber: Int64
+    /// `Z_MAX`: the last primary key allocated (kept on root entities).
+    public var maxPrimaryKey: Int64
+}
+
+extension SQLiteStore {
+    /// The `Z_PRIMARYKEY` rows of the SQLite store at `url`, read through a read-only
+    /// connection. Not in Apple's API (for `coredata store info`).
+    public static func entityTable(at url: URL) throws -> [SQLiteStoreEntityRow] {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw PersistentStoreErrors.make(NSFileReadNoSuchFileError, "There is no SQLite store at \(url.path).", url: url,
+                                             userInfo: [NSFilePathErrorKey: url.path])
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
+                    SQLiteStoreEntityRow(entityNumber: row["Z_ENT"] ?? 0, name: row["Z_NAME"] ?? "",
+                                         superEntityNumber: row["Z_SUPER"] ?? 0, maxPrimaryKey: row["Z_MAX"] ?? 0)
+                }
+            }
+        } catch {
+            throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store: \(error).",
+                                             url: url, underlying: error, userInfo: [NSFilePathErrorKey: url.path])
+        }
+    }
+}

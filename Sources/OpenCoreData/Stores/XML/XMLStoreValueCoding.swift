@@ -1,0 +1,164 @@
+import Foundation
+
+/// How attribute values are spelled in an XML store file: the `type` attribute of an
+/// `<attribute>` element and its text.
+///
+/// | Attribute type | `type` | Text |
+/// |---|---|---|
+/// | Integer 16/32/64 | `int16`, `int32`, `int64` | decimal |
+/// | Boolean | `bool` | `0` or `1` |
+/// | Date | `date` | seconds since 2001-01-01 UTC with 20 fraction digits (`%.20f`, as Apple writes: the exact binary value, so it reads back bit for bit) |
+/// | Double, Float | `double`, `float` | shortest text that reads back to the same value |
+/// | Decimal | `decimal` | the decimal's exact digits |
+/// | String | `string` | the string, XML-escaped |
+/// | Binary data | `binary` | base64 |
+/// | UUID | `uuid` | `uuidString` |
+/// | URI | `uri` | the absolute string |
+/// | Object ID | `objectid` | the ID's URI |
+/// | Transformable | `transformable` | base64 of the transformed data |
+///
+/// Transformables: with a `valueTransformerName`, the named `ValueTransformer` turns the
+/// value into `Data` (`transformedValue`) and back (`reverseTransformedValue`). Without one,
+/// the documented default (Apple's is `NSKeyedUnarchiveFromData`): the value is written as a
+/// binary property list, so property-list values (strings, numbers, dates, data, arrays and
+/// dictionaries of them) round-trip; reading also accepts a keyed archive. Other values can't be
+/// saved without a named transformer (`NSValidationErrorInvalidTransformable`-like save error).
+enum XMLStoreValueCoding {
+    /// The `type` spelling of an attribute type.
+    static func typeName(_ type: NSAttributeType) -> String {
+        switch type {
+        case .integer16AttributeType: return "int16"
+        case .integer32AttributeType: return "int32"
+        case .integer64AttributeType: return "int64"
+        case .decimalAttributeType: return "decimal"
+        case .doubleAttributeType: return "double"
+        case .floatAttributeType: return "float"
+        case .stringAttributeType: return "string"
+        case .booleanAttributeType: return "bool"
+        case .dateAttributeType: return "date"
+        case .binaryDataAttributeType: return "binary"
+        case .UUIDAttributeType: return "uuid"
+        case .URIAttributeType: return "uri"
+        case .objectIDAttributeType: return "objectid"
+        case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType: return "transformable"
+        }
+    }
+
+    /// The text of `value` for `attribute`; throws a message when the value can't be written.
+    static func text(of value: Any, for attribute: NSAttributeDescription) throws -> String {
+        func number<T: BinaryInteger>(_: T.Type) -> String? {
+            switch value {
+            case let v as Int16: return String(v)
+            case let v as Int32: return String(v)
+            case let v as Int64: return String(v)
+            case let v as Int: return String(v)
+            case let v as NSNumber: return String(v.int64Value)
+            default: return nil
+            }
+        }
+        let result: String?
+        switch attribute.attributeType {
+        case .integer16AttributeType: result = number(Int16.self)
+        case .integer32AttributeType: result = number(Int32.self)
+        case .integer64AttributeType: result = number(Int64.self)
+        case .booleanAttributeType:
+            switch value {
+            case let v as Bool: result = v ? "1" : "0"
+            case let v as NSNumber: result = v.boolValue ? "1" : "0"
+            default: result = nil
+            }
+        case .dateAttributeType:
+            result = (value as? Date).map { String(format: "%.20f", $0.timeIntervalSinceReferenceDate) }
+        case .doubleAttributeType:
+            result = (value as? Double ?? (value as? NSNumber)?.doubleValue).map { "\($0)" }
+        case .floatAttributeType:
+            result = (value as? Float ?? (value as? NSNumber)?.floatValue).map { "\($0)" }
+        case .decimalAttributeType:
+            result = (value as? Decimal ?? (value as? NSDecimalNumber)?.decimalValue).map { "\($0)" }
+        case .stringAttributeType: result = value as? String
+        case .binaryDataAttributeType: result = (value as? Data)?.base64EncodedString()
+        case .UUIDAttributeType: result = (value as? UUID)?.uuidString
+        case .URIAttributeType: result = (value as? URL)?.absoluteString
+        case .objectIDAttributeType: result = (value as? NSManagedObjectID)?.uriRepresentation().absoluteString
+        case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType:
+            result = try transformedData(value, attribute).base64EncodedString()
+        }
+        guard let result else {
+            throw XMLStoreValueError("a \(type(of: value)) value can't be stored in \(attribute.attributeType.xcodeName) attribute '\(attribute.name)'")
+        }
+        return result
+    }
+
+    /// The value `text` spells for `attribute` (the file's `type` is only a hint: the model
+    /// decides). `resolveID` turns an object ID URI into an ID.
+    static func value(of text: String, for attribute: NSAttributeDescription,
+                      resolveID: (URL) -> NSManagedObjectID?) throws -> Any? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result: Any?
+        switch attribute.attributeType {
+        case .integer16AttributeType: result = Int16(trimmed) ?? Double(trimmed).flatMap { Int16(exactly: $0.rounded(.towardZero)) }
+        case .integer32AttributeType: result = Int32(trimmed) ?? Double(trimmed).flatMap { Int32(exactly: $0.rounded(.towardZero)) }
+        case .integer64AttributeType: result = Int64(trimmed) ?? Double(trimmed).flatMap { Int64(exactly: $0.rounded(.towardZero)) }
+        case .booleanAttributeType:
+            switch trimmed.lowercased() {
+            case "1", "yes", "true": result = true
+            case "0", "no", "false": result = false
+            default: result = Int64(trimmed).map { $0 != 0 }
+            }
+        case .dateAttributeType: result = Double(trimmed).map { Date(timeIntervalSinceReferenceDate: $0) }
+        case .doubleAttributeType: result = Double(trimmed)
+        case .floatAttributeType: result = Float(trimmed)
+        case .decimalAttributeType: result = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+        case .stringAttributeType: result = text
+        case .binaryDataAttributeType: result = Data(base64Encoded: trimmed, options: .ignoreUnknownCharacters)
+        case .UUIDAttributeType: result = UUID(uuidString: trimmed)
+        case .URIAttributeType: result = URL(string: trimmed)
+        case .objectIDAttributeType: result = URL(string: trimmed).flatMap(resolveID)
+        case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType:
+            guard let data = Data(base64Encoded: trimmed, options: .ignoreUnknownCharacters) else { result = nil; break }
+            result = try reverseTransformed(data, attribute)
+        }
+        guard let result else {
+            throw XMLStoreValueError("'\(text.prefix(80))' is not a valid \(attribute.attributeType.xcodeName) value for attribute '\(attribute.name)'")
+        }
+        return result
+    }
+
+    private static func transformedData(_ value: Any, _ attribute: NSAttributeDescription) throws -> Data {
+        if let name = attribute.valueTransformerName, !name.isEmpty {
+            guard let transformer = ValueTransformer.named(name) else {
+                throw XMLStoreValueError("no value transformer named '\(name)' is registered for attribute '\(attribute.name)'")
+            }
+            guard let data = transformer.transformedValue(value) as? Data else {
+                throw XMLStoreValueError("value transformer '\(name)' did not turn the value of '\(attribute.name)' into Data")
+            }
+            return data
+        }
+        do {
+            return try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
+        } catch {
+            throw XMLStoreValueError("the value of transformable attribute '\(attribute.name)' (\(type(of: value))) is not a property list; give the attribute a valueTransformerName")
+        }
+    }
+
+    private static func reverseTransformed(_ data: Data, _ attribute: NSAttributeDescription) throws -> Any? {
+        if let name = attribute.valueTransformerName, !name.isEmpty {
+            guard let transformer = ValueTransformer.named(name) else {
+                throw XMLStoreValueError("no value transformer named '\(name)' is registered for attribute '\(attribute.name)'")
+            }
+            return transformer.reverseTransformedValue(data)
+        }
+        let plist = try? PropertyListSerialization.propertyList(from: data, format: nil)
+        if let archive = plist as? [String: Any], archive["$archiver"] != nil,
+           let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) {
+            return object
+        }
+        return plist
+    }
+}
+
+/// Why a value could not be read or written; the store wraps it in a Core Data error.
+struct XMLStoreValueError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
