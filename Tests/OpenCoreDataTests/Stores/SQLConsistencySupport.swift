@@ -228,6 +228,8 @@ final class SQLConsistencyFixture {
     func entity(_ name: String) -> NSEntityDescription { model.entitiesByName[name]! }
 
     static let base = Date(timeIntervalSinceReferenceDate: 600_000_000)
+    /// A decimal REAL can't hold, which the SQLite store keeps as text.
+    static let preciseDecimal = Decimal(string: "12.345678901234567890123")!
 
     /// Items with varied values (nils, case, diacritics, numbers of every width), their tags,
     /// categories, tasks and owners.
@@ -253,6 +255,7 @@ final class SQLConsistencyFixture {
                                      "level": Int16(3), "status": "OPEN", "firstName": "John", "lastName": "Smith",
                                      "email": "john@example.com", "score": Int64(7), "amount": Decimal(100)]),
             ("ann", "SpecialItem", ["name": "ann-marie", "age": Int32(30), "price": 9.5, "level": Int16(1), "sortOrder": Int64(6),
+                                    "amount": SQLConsistencyFixture.preciseDecimal,
                                     "isCompleted": true, "lastName": "smith"]),
             ("swift", "Tag", ["name": "swift"]), ("ios", "Tag", ["name": "iOS"]), ("db", "Tag", ["name": "Databases"]),
             ("work", "Category", ["name": "Work"]), ("home", "Category", ["name": "home"]),
@@ -343,7 +346,10 @@ final class SQLConsistencyFixture {
         case let v as Int64: return v.databaseValue
         case let v as Double: return v.databaseValue
         case let v as Float: return Double(v).databaseValue
-        case let v as Decimal: return NSDecimalNumber(decimal: v).doubleValue.databaseValue
+        case let v as Decimal:
+            // As the SQLite store writes it: REAL when lossless, else the text in a blob.
+            let double = NSDecimalNumber(decimal: v).doubleValue
+            return Decimal(string: "\(double)") == v ? double.databaseValue : Data(v.description.utf8).databaseValue
         case let v as String: return v.databaseValue
         case let v as Date: return v.timeIntervalSinceReferenceDate.databaseValue
         case let v as Data: return v.databaseValue

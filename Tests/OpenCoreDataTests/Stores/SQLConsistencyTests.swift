@@ -82,7 +82,9 @@ import Testing
             ("owner == %@", [ids["p1"]!]), ("owner == %@", [ids["work"]!]), ("age IN %@", [[30, 61]]),
             ("name IN %@", [["Alice", "John"]]), ("age IN %@", [Set([17, 45])]), ("%@ CONTAINS name", [["Alice", "bob"]]),
             ("age == %@", ["30"]), ("name == %@", [30]), ("age > %@", [Int64(29)]), ("price == %@", [Float(9.5)]),
-            ("amount == %@", [Decimal(string: "12.25")!]), ("isCompleted == %@", [true]), ("age == %@", [NSNull()]),
+            ("amount == %@", [Decimal(string: "12.25")!]),
+            ("amount == %@", [SQLConsistencyFixture.preciseDecimal]), ("amount > %@", [Decimal(string: "12.345678901234567890122")!]),
+            ("amount < %@", [SQLConsistencyFixture.preciseDecimal]), ("amount IN %@", [[SQLConsistencyFixture.preciseDecimal, 7]]), ("isCompleted == %@", [true]), ("age == %@", [NSNull()]),
         ]
         var agreed = 0
         for (format, arguments) in cases {

@@ -178,6 +178,9 @@ extension SQLCompiler {
             return op == .notEqualTo ? trueCondition : falseCondition
         }
         let kind = left.kind == .unknown ? right.kind : left.kind
+        if left.isDecimal || right.isDecimal {
+            return predicateCall(op, left, right, options: options.union(SQLFunctions.decimalOperands))
+        }
         if kind.comparesNatively {
             switch op {
             case .equalTo: return dialect.isNotDistinct(left.fragment, right.fragment)
@@ -217,7 +220,7 @@ extension SQLCompiler {
             if element.isNull { tests.append(left.fragment + " IS NULL"); continue }
             guard left.kind.isCompatible(with: element.kind) else { continue }
             let kind = left.kind == .unknown ? element.kind : left.kind
-            if kind.comparesNatively {
+            if kind.comparesNatively && !left.isDecimal && !element.isDecimal {
                 native.append(element)
             } else {
                 tests.append(compare(left, .equalTo, element, options: options))

@@ -13,6 +13,9 @@ enum SQLFunctions {
     static let predicate = "ocd_predicate"
     static let function = "ocd_function"
 
+    /// An `ocd_predicate` option bit (beyond Apple's) saying that blobs are decimals kept as text.
+    static let decimalOperands = NSComparisonPredicate.Options(rawValue: 1 << 16)
+
     /// The collation that orders strings as a sort descriptor with `comparison` does.
     static func collationName(_ comparison: SortComparison) -> String {
         "ocd_" + comparison.rawValue.dropLast()
@@ -52,7 +55,19 @@ enum SQLFunctions {
         guard let op = NSComparisonPredicate.Operator(rawValue: UInt(rawOperator)) else {
             throw SQLCompileError("operator \(rawOperator)", "it is not a comparison operator")
         }
-        return try PredicateEvaluator.compare(value(a), op, value(b), options: .init(rawValue: UInt(rawOptions)))
+        var options = NSComparisonPredicate.Options(rawValue: UInt(rawOptions))
+        var (x, y) = (value(a), value(b))
+        if options.contains(decimalOperands) {
+            options.remove(decimalOperands)
+            (x, y) = (decimal(a) ?? x, decimal(b) ?? y)
+        }
+        return try PredicateEvaluator.compare(x, op, y, options: options)
+    }
+
+    /// A decimal kept exactly as its text in a blob.
+    private static func decimal(_ value: SQLValue) -> Decimal? {
+        guard case .blob(let data) = value else { return nil }
+        return Decimal(string: String(decoding: data, as: UTF8.self))
     }
 
     /// The body of `ocd_function`.

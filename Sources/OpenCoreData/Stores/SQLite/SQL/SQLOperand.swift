@@ -55,6 +55,14 @@ struct SQLOperand {
     /// The attribute the value was read from, for decoding results.
     var attribute: NSAttributeDescription?
 
+    /// Whether the value may be a decimal kept exactly as its text in a blob (a Decimal column,
+    /// which the SQLite store writes so when REAL would lose digits, or such a constant): it is
+    /// compared through `ocd_predicate`, which reads those blobs back as decimals.
+    var isDecimal: Bool {
+        attribute?.attributeType == .decimalAttributeType || isExactDecimalConstant
+    }
+    var isExactDecimalConstant = false
+
     static let null = SQLOperand(fragment: "NULL", kind: .unknown, isNull: true)
 }
 
@@ -76,7 +84,10 @@ enum SQLConstant {
             case .integer(let v): return SQLOperand(fragment: .bind(.integer(v)), kind: .number)
             case .unsigned(let v): return SQLOperand(fragment: .bind(.real(Double(v))), kind: .number)
             case .double(let v): return SQLOperand(fragment: .bind(.real(v)), kind: .number)
-            case .decimal(let v): return SQLOperand(fragment: .bind(.real(NSDecimalNumber(decimal: v).doubleValue)), kind: .number)
+            case .decimal(let v):
+                let double = NSDecimalNumber(decimal: v).doubleValue
+                if Decimal(string: "\(double)") == v { return SQLOperand(fragment: .bind(.real(double)), kind: .number) }
+                return SQLOperand(fragment: .bind(.blob(Data(v.description.utf8))), kind: .number, isExactDecimalConstant: true)
             }
         }
         switch value {

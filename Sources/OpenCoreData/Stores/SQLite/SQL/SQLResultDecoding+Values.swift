@@ -40,7 +40,10 @@ extension SQLResultDecoding {
         case .integer16AttributeType: return integer.flatMap { Int16(exactly: $0) } ?? number
         case .integer32AttributeType: return integer.flatMap { Int32(exactly: $0) } ?? number
         case .integer64AttributeType: return integer ?? number
-        case .decimalAttributeType: return number.map { Decimal($0) }
+        case .decimalAttributeType:
+            // Exact decimals the store keeps as their text in a blob.
+            if case .blob(let data) = value { return Decimal(string: String(decoding: data, as: UTF8.self)) }
+            return number.map { Decimal($0) }
         case .doubleAttributeType: return number
         case .floatAttributeType: return number.map { Float($0) }
         case .booleanAttributeType: return integer.map { $0 != 0 }
