@@ -127,10 +127,7 @@ extension SQLiteStore {
                 }
             }
         }
-        let candidates = try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK").compactMap(snapshot(of:))
-        }
-        return try evaluateInMemory(request, entity: entity, candidates: candidates)
+        return try compiledFetch(request, entity: entity, queue: queue)
     }
 
     /// Predicate, sorts, window and result type over `candidates`, with relationships resolved

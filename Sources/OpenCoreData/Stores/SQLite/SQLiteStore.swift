@@ -103,6 +103,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let wantsWAL = (pragmaOptions["journal_mode"].map { $0.uppercased() == "WAL" }) ?? true
         let readOnly = isReadOnly
         configuration.prepareDatabase { db in
+            SQLFunctions.register(on: db)
             guard !readOnly else { return }
             // auto_vacuum only takes effect before the first table is created.
             try db.execute(sql: "PRAGMA auto_vacuum = 2")

@@ -1,0 +1,63 @@
+import GRDB
+
+/// Registering the compiler's functions and collations on a GRDB connection, and converting
+/// between ``SQLValue`` and GRDB's values.
+extension SQLFunctions {
+    /// Registers `ocd_predicate`, `ocd_function` and the sort collations on `db`. The SQLite
+    /// store calls it for every connection it opens (`Configuration.prepareDatabase`).
+    static func register(on db: Database) {
+        db.add(function: DatabaseFunction(predicate, argumentCount: 4, pure: true) { arguments in
+            guard let op = arguments[0].storage.int64, let options = arguments[3].storage.int64 else {
+                throw SQLCompileError("\(predicate)()", "the operator and options must be integers")
+            }
+            return try evaluatePredicate(operator: op, SQLValue(arguments[1]), SQLValue(arguments[2]), options: options) ? 1 : 0
+        })
+        db.add(function: DatabaseFunction(function, argumentCount: nil, pure: true) { arguments in
+            guard case .string(let name)? = arguments.first?.storage else {
+                throw SQLCompileError("\(function)()", "the first argument must name a function")
+            }
+            return try evaluateFunction(name, arguments.dropFirst().map(SQLValue.init)).databaseValue
+        })
+        for comparison in SortComparison.allCases {
+            db.add(collation: DatabaseCollation(collationName(comparison)) { a, b in collate(comparison, a, b) })
+        }
+    }
+}
+
+extension SQLValue {
+    /// The value of a GRDB database value.
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let v): self = .integer(v)
+        case .double(let v): self = .real(v)
+        case .string(let v): self = .text(v)
+        case .blob(let v): self = .blob(v)
+        }
+    }
+
+    /// The GRDB database value.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: return .null
+        case .integer(let v): return v.databaseValue
+        case .real(let v): return v.databaseValue
+        case .text(let v): return v.databaseValue
+        case .blob(let v): return v.databaseValue
+        }
+    }
+}
+
+extension SQLStatement {
+    /// The bindings as GRDB statement arguments.
+    var arguments: StatementArguments {
+        StatementArguments(bindings.map(\.databaseValue))
+    }
+}
+
+private extension DatabaseValue.Storage {
+    var int64: Int64? {
+        if case .int64(let v) = self { return v }
+        return nil
+    }
+}

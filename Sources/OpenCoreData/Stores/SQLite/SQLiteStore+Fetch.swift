@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+
+/// Fetches with predicates, sort descriptors and dictionary results, compiled to SQL
+/// (`SQL/`): the rows, their order, the window, counts and dictionaries all come from SQLite.
+/// A construct the compiler can't translate exactly fails the fetch with an error naming it.
+extension SQLiteStore {
+    /// The schema as the SQL compiler sees it.
+    var compilerMapping: SQLiteCompilerMapping {
+        SQLiteCompilerMapping(schema: schema, model: managedObjectModel)
+    }
+
+    /// Runs `request` through the SQL compiler.
+    func compiledFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription, queue: DatabaseQueue) throws -> StoreFetchResult {
+        let mapping = compilerMapping
+        let compiler = SQLFetchCompiler(mapping: mapping)
+        do {
+            switch request.resultType {
+            case .countResultType:
+                let statement = try compiler.count(request, entity: entity)
+                return .count(try queue.read { db in try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0 })
+            case .managedObjectIDResultType:
+                let statement = try compiler.objects(request, entity: entity)
+                return .objectIDs(try queue.read { db in
+                    try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).compactMap { row in
+                        guard let rowEntity = mapping.entity(forNumber: row[1]) else { return nil }
+                        return NSManagedObjectID(entity: rowEntity, store: self, primaryKey: row[0])
+                    }
+                })
+            case .dictionaryResultType:
+                let (statement, columns) = try compiler.dictionaries(request, entity: entity)
+                return .dictionaries(try queue.read { db in
+                    try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { row in
+                        var result: [String: Any] = [:]
+                        var index = 0
+                        for column in columns {
+                            let width = column.fragments.count
+                            let values = (index..<index + width).map { SQLValue(row[$0] as DatabaseValue) }
+                            index += width
+                            if let value = column.decoding.decode(values, mapping: mapping, store: self) { result[column.name] = value }
+                        }
+                        return result
+                    }
+                })
+            default:
+                let tableColumns = schema.table(forEntityNamed: entity.name ?? "")?.columns.map(\.name) ?? []
+                let columns = ["Z_OPT"] + tableColumns.filter { !["Z_PK", "Z_ENT", "Z_OPT"].contains($0) }
+                let statement = try compiler.objects(request, entity: entity, columns: columns)
+                return .snapshots(try queue.read { db in
+                    try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).compactMap(snapshot(of:))
+                })
+            }
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw PersistentStoreErrors.fetchFailed(error, entity: entity, store: self)
+        }
+    }
+}
+
+/// The SQLite store's schema (``SQLiteSchema``) as the SQL compiler's ``SQLSchemaMapping``.
+struct SQLiteCompilerMapping: SQLSchemaMapping {
+    let schema: SQLiteSchema
+    let model: NSManagedObjectModel?
+
+    private func mapping(_ entity: NSEntityDescription?) throws -> SQLEntityMapping {
+        guard let name = entity?.name, let mapping = schema.entity(named: name) else {
+            throw SQLCompileError("entity '\(entity?.name ?? "?")'", "the store's schema has no table for it")
+        }
+        return mapping
+    }
+
+    func tableName(for entity: NSEntityDescription) throws -> String {
+        try mapping(entity).tableName
+    }
+
+    func columnName(for attribute: NSAttributeDescription) throws -> String {
+        guard let column = try mapping(attribute.entity).attributes[attribute.name]?.column else {
+            throw SQLCompileError("attribute '\(attribute.name)'", "the store's schema has no column for it")
+        }
+        return column
+    }
+
+    func foreignKeyColumnName(for relationship: NSRelationshipDescription) throws -> String {
+        guard let key = try mapping(relationship.entity).toOne[relationship.name] else {
+            throw SQLCompileError("relationship '\(relationship.name)'", "the store's schema has no foreign key for it")
+        }
+        return key.column
+    }
+
+    func joinTable(for relationship: NSRelationshipDescription) throws -> (table: String, sourceColumn: String, destinationColumn: String) {
+        guard case .joinTable(let name, let source, let destination, _)? = try mapping(relationship.entity).toMany[relationship.name] else {
+            throw SQLCompileError("relationship '\(relationship.name)'", "the store's schema has no join table for it")
+        }
+        return (name, source, destination)
+    }
+
+    func entityNumber(for entity: NSEntityDescription) throws -> Int64 {
+        try mapping(entity).number
+    }
+
+    func entity(forNumber number: Int64) -> NSEntityDescription? {
+        schema.entity(number: number).flatMap { model?.entitiesByName[$0.name] }
+    }
+}
