@@ -7,5 +7,5 @@ folder="${1:-Sources/OpenCoreData/Query}"
 swift test --enable-code-coverage >/dev/null
 bin_dir=$(swift build --show-bin-path)
 profdata="$bin_dir/codecov/default.profdata"
-objects=$(find "$bin_dir" -maxdepth 1 -name '*.xctest' | head -1)
-llvm-cov report "$objects" -instr-profile "$profdata" $(find "$folder" -name '*.swift' | sort)
+objects=$(find "$bin_dir" -maxdepth 1 -name "*.xctest" | head -1)
+"$(dirname "$(readlink -f "$(command -v swift)")")/llvm-cov" report "$objects" -instr-profile "$profdata" $(find "$folder" -name '*.swift' | sort)

@@ -44,6 +44,13 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
+    /// The older spelling of ``migratePersistentStore(_:to:options:type:)``.
+    @discardableResult
+    public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil,
+                                       withType storeType: String) throws -> NSPersistentStore {
+        try migratePersistentStore(store, to: url, options: options, type: storeType)
+    }
+
     /// Inserts every object of `source` into `destination` with remapped IDs, and carries the
     /// application's metadata keys over.
     private func copyObjects(from source: NSPersistentStore, to destination: NSPersistentStore) throws {

@@ -7,6 +7,7 @@ extension NSPersistentStoreCoordinator {
     /// unregistered type; `NSPersistentStoreIncompatibleSchemaError` (134020) for a configuration
     /// the model does not have; `NSPersistentStoreOperationError` (134070) for a store that is
     /// already added (same URL or same UUID); and whatever the store throws when it opens.
+    /// In-memory stores have no file, so several may share a URL (such as `/dev/null`).
     @discardableResult
     public func addPersistentStore(ofType storeType: String, configurationName configuration: String?,
                                  at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
@@ -20,7 +21,8 @@ extension NSPersistentStoreCoordinator {
                     "The model has no configuration named '\(configuration)'; its configurations are \(managedObjectModel.configurations.joined(separator: ", ")).",
                     url: storeURL, userInfo: ["configurationName": configuration])
             }
-            if let storeURL, let existing = persistentStores.first(where: { $0.url.map(Self.standardized) == Self.standardized(storeURL) }) {
+            if storeType != NSInMemoryStoreType, let storeURL,
+               let existing = persistentStores.first(where: { $0.type != NSInMemoryStoreType && $0.url.map(Self.standardized) == Self.standardized(storeURL) }) {
                 throw PersistentStoreErrors.make(NSPersistentStoreOperationError,
                                                  "The store at \(storeURL.path) is already added to this coordinator.",
                                                  stores: [existing], url: storeURL)
@@ -117,7 +119,8 @@ extension NSPersistentStoreCoordinator {
 
     /// Deletes the store of `storeType` at `url`: removes it from this coordinator if it is one
     /// of its stores, then deletes its file and the SQLite companions (`-wal`, `-shm`, `-journal`)
-    /// if they exist. A store without a file has nothing to delete.
+    /// if they exist. An in-memory store has no file: nothing is deleted (its URL may be
+    /// `/dev/null`).
     ///
     /// Throws `NSPersistentStoreInvalidTypeError` (134000) for an unregistered type and the file
     /// system's errors.
@@ -127,11 +130,43 @@ extension NSPersistentStoreCoordinator {
         }
         try withLock {
             if let store = persistentStore(for: url) { try remove(store) }
-            guard url.isFileURL else { return }
+            guard url.isFileURL, storeType != NSInMemoryStoreType, url.path != "/dev/null" else { return }
             let manager = FileManager.default
             for suffix in ["", "-wal", "-shm", "-journal"] {
                 let path = url.path + suffix
                 if manager.fileExists(atPath: path) { try manager.removeItem(atPath: path) }
+            }
+        }
+    }
+
+    /// Replaces the store of `storeType` at `destinationURL` with a copy of the one at
+    /// `sourceURL` (its file and SQLite companions). Neither may be added to this coordinator.
+    /// A store type without files (in-memory) has nothing to copy.
+    ///
+    /// Throws `NSPersistentStoreInvalidTypeError` (134000) for an unregistered type,
+    /// `NSPersistentStoreOperationError` (134070) when a store at either URL is in use here, and
+    /// the file system's errors.
+    public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
+                                       withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
+                                       ofType storeType: String) throws {
+        guard StoreTypeRegistry.shared.storeClass(for: storeType) != nil else {
+            throw PersistentStoreErrors.unknownStoreType(storeType, url: destinationURL)
+        }
+        try withLock {
+            for url in [destinationURL, sourceURL] {
+                if let store = persistentStore(for: url) {
+                    throw PersistentStoreErrors.make(NSPersistentStoreOperationError,
+                                                     "The \(PersistentStoreErrors.name(of: store)) is in use by this coordinator; remove it before replacing.",
+                                                     stores: [store], url: url)
+                }
+            }
+            guard storeType != NSInMemoryStoreType, sourceURL.isFileURL, destinationURL.isFileURL,
+                  Self.standardized(sourceURL) != Self.standardized(destinationURL) else { return }
+            let manager = FileManager.default
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                let source = sourceURL.path + suffix, destination = destinationURL.path + suffix
+                if manager.fileExists(atPath: destination) { try manager.removeItem(atPath: destination) }
+                if manager.fileExists(atPath: source) { try manager.copyItem(atPath: source, toPath: destination) }
             }
         }
     }

@@ -49,6 +49,16 @@ public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
 public let NSPersistentStoreRemoteChangeNotificationPostOptionKey = "NSPersistentStoreRemoteChangeNotificationOptionKey"
 /// The file-protection option (ignored on Linux).
 public let NSPersistentStoreFileProtectionKey = "NSPersistentStoreFileProtectionKey"
+/// The option that lets `destroyPersistentStore` delete a store that can't be opened (a `Bool`).
+public let NSPersistentStoreForceDestroyOption = "NSPersistentStoreForceDestroyOption"
+/// The option bounding the number of SQLite connections a store opens (an `NSNumber`).
+public let NSPersistentStoreConnectionPoolMaxSizeKey = "NSPersistentStoreConnectionPoolMaxSizeKey"
+/// The option that defers the cleanup part of a lightweight migration (a `Bool`).
+public let NSPersistentStoreDeferredLightweightMigrationOptionKey = "NSPersistentStoreDeferredLightweightMigrationOptionKey"
+/// The option listing the classes the binary store may decode in transformable values.
+public let NSBinaryStoreSecureDecodingClasses = "NSBinaryStoreSecureDecodingClasses"
+/// The option that lets the binary store decode values insecurely, as older stores did (a `Bool`).
+public let NSBinaryStoreInsecureDecodingCompatibilityOption = "NSBinaryStoreInsecureDecodingCompatibilityOption"
 
 // MARK: Notifications
 

@@ -111,10 +111,17 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     open func isKindOf(entity: NSEntityDescription) -> Bool {
         var current: NSEntityDescription? = self
         while let candidate = current {
-            if candidate === entity || (candidate.name != nil && candidate.name == entity.name) { return true }
+            if candidate.isSameEntity(as: entity) { return true }
             current = candidate.superentity
         }
         return false
+    }
+
+    /// Whether `other` is this entity: the same instance, or the entity of the same name in the
+    /// same model (a copy made for a lookup, say). Entities of different models never match.
+    func isSameEntity(as other: NSEntityDescription) -> Bool {
+        self === other || (name != nil && name == other.name && managedObjectModel != nil
+                           && managedObjectModel === other.managedObjectModel)
     }
 
     // MARK: Properties
@@ -192,7 +199,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     open func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
         properties.compactMap { $0 as? NSRelationshipDescription }.filter { relationship in
             guard let destination = relationship.destinationEntity else { return false }
-            return destination === entity || (destination.name != nil && destination.name == entity.name)
+            return destination.isSameEntity(as: entity)
         }
     }
 

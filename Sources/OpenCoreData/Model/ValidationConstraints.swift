@@ -40,17 +40,11 @@ extension NSAttributeDescription {
                 value = NSAttributeType.integer64AttributeType.value(fromModelString: string)
                 code = lengthCode
             case .dateAttributeType:
-                // Core Data writes date bounds as seconds since 2001; the bound is a Date constant,
-                // which prints as `CAST(<seconds>, "NSDate")` and parses back to the same constant.
-                guard let seconds = Double(string.trimmingCharacters(in: .whitespaces)) else {
-                    invalid.append(string)
-                    return
-                }
-                let bound = NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds))
-                predicates.append(NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(), rightExpression: bound,
-                                                        modifier: .direct, type: operatorType))
-                warnings.append(NSNumber(value: dateCode.rawValue))
-                return
+                // A `Date` constant, which prints as `CAST(<seconds since 2001>, "NSDate")` as
+                // Core Data writes date bounds, and which the parser folds that form back into.
+                left = NSExpression.expressionForEvaluatedObject()
+                value = Double(string.trimmingCharacters(in: .whitespaces)).map { Date(timeIntervalSinceReferenceDate: $0) }
+                code = dateCode
             case let numeric where numeric.isNumeric:
                 left = NSExpression.expressionForEvaluatedObject()
                 value = type.value(fromModelString: string)

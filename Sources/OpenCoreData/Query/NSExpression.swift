@@ -259,15 +259,15 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// The expression a conditional returns when its predicate holds.
-    public var `true`: NSExpression {
+    public var trueExpression: NSExpression {
         if case .conditional(_, let t, _) = node { return t }
-        return wrongType("true")
+        return wrongType("trueExpression")
     }
 
     /// The expression a conditional returns when its predicate fails.
-    public var `false`: NSExpression {
+    public var falseExpression: NSExpression {
         if case .conditional(_, _, let f) = node { return f }
-        return wrongType("false")
+        return wrongType("falseExpression")
     }
 
     /// The block of a block expression.

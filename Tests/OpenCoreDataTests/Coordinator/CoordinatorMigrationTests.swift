@@ -66,7 +66,7 @@ import Testing
         let projects = try fixture.addStore(configuration: "Projects")
         try fixture.insert("Project", ["title": "Apollo"])
         let moved = try fixture.coordinator.migratePersistentStore(projects, to: URL(fileURLWithPath: "/tmp/p-\(UUID().uuidString)"),
-                                                                   type: NSInMemoryStoreType)
+                                                                   withType: NSInMemoryStoreType)
         #expect(moved.configurationName == "Projects")
         #expect(try fixture.names(fixture.request("Project")) == ["Apollo"])
     }

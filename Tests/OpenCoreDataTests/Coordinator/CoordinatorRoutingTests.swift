@@ -173,8 +173,11 @@ import Testing
         let url = directory.appendingPathComponent("Store.bin")
         try Data([1]).write(to: url)
         try Data([2]).write(to: URL(fileURLWithPath: url.path + "-wal"))
-        try fixture.coordinator.addPersistentStore(type: .inMemory, at: url)
-        try fixture.coordinator.destroyPersistentStore(at: url, type: .inMemory)
+        let type = "FileBacked-\(UUID().uuidString)"
+        NSPersistentStoreCoordinator.registerStoreClass(CoordinatorStoreFileTests.FileBackedStore.self, type: type)
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, type: type) }
+        try fixture.coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
+        try fixture.coordinator.destroyPersistentStore(at: url, ofType: type)
         #expect(fixture.coordinator.persistentStores.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: url.path))
         #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
@@ -182,6 +185,24 @@ import Testing
             try fixture.coordinator.destroyPersistentStore(at: url, ofType: "Nonsense")
         }
         #expect(error.code == NSPersistentStoreInvalidTypeError)
+    }
+
+    @Test func inMemoryStoresMayShareDevNullAndDestroyingThemDeletesNothing() throws {
+        let fixture = CompanyFixture()
+        let devNull = URL(fileURLWithPath: "/dev/null")
+        try fixture.coordinator.addPersistentStore(type: .inMemory, at: devNull)
+        try fixture.coordinator.addPersistentStore(type: .inMemory, at: devNull)
+        #expect(fixture.coordinator.persistentStores.count == 2)
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("kept")
+        try Data([1]).write(to: file)
+        try fixture.coordinator.addPersistentStore(type: .inMemory, at: file)
+        try fixture.coordinator.destroyPersistentStore(at: file, type: .inMemory)
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        #expect(fixture.coordinator.persistentStores.count == 2)
+        try fixture.coordinator.destroyPersistentStore(at: devNull, type: .inMemory)
+        #expect(FileManager.default.fileExists(atPath: "/dev/null"))
     }
 }
 

@@ -47,13 +47,16 @@ import Testing
     }
 
     @Test func sameURLTwiceThrows() throws {
+        let type = "FileBacked-\(UUID().uuidString)"
+        NSPersistentStoreCoordinator.registerStoreClass(CoordinatorStoreFileTests.FileBackedStore.self, type: type)
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, type: type) }
         let fixture = CompanyFixture()
         let url = URL(fileURLWithPath: "/tmp/opencoredata-memory-\(UUID().uuidString)")
-        let store = try fixture.coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: url)
+        let store = try fixture.coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
         #expect(fixture.coordinator.persistentStore(for: url) === store)
         #expect(fixture.coordinator.url(for: store) == url)
         let error = try #require(throws: NSError.self) {
-            try fixture.coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: url)
+            try fixture.coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
         }
         #expect(error.code == NSPersistentStoreOperationError)
         let moved = URL(fileURLWithPath: "/tmp/opencoredata-moved-\(UUID().uuidString)")
@@ -173,5 +176,40 @@ import Testing
             return fixture.coordinator.persistentStores.count
         }
         #expect(count == 1)
+    }
+}
+
+/// Replacing and destroying store files.
+@Suite struct CoordinatorStoreFileTests {
+    /// A file "store" type for the file operations: the in-memory store under another name.
+    final class FileBackedStore: InMemoryStore, @unchecked Sendable {}
+
+    @Test func replaceCopiesTheStoreFiles() throws {
+        let type = "FileBacked-\(UUID().uuidString)"
+        NSPersistentStoreCoordinator.registerStoreClass(FileBackedStore.self, type: type)
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, type: type) }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("source.db"), destination = directory.appendingPathComponent("destination.db")
+        try Data("new".utf8).write(to: source)
+        try Data("new-wal".utf8).write(to: URL(fileURLWithPath: source.path + "-wal"))
+        try Data("old".utf8).write(to: destination)
+        try Data("old-shm".utf8).write(to: URL(fileURLWithPath: destination.path + "-shm"))
+        let fixture = CompanyFixture()
+        try fixture.coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: source, ofType: type)
+        #expect(try Data(contentsOf: destination) == Data("new".utf8))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination.path + "-wal")) == Data("new-wal".utf8))
+        #expect(!FileManager.default.fileExists(atPath: destination.path + "-shm"))
+        #expect(FileManager.default.fileExists(atPath: source.path), "the source stays")
+
+        try fixture.coordinator.addPersistentStore(ofType: type, configurationName: nil, at: destination)
+        let inUse = try #require(throws: NSError.self) {
+            try fixture.coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: source, ofType: type)
+        }
+        #expect(inUse.code == NSPersistentStoreOperationError)
+        let unknown = try #require(throws: NSError.self) {
+            try fixture.coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: source, ofType: "Nonsense")
+        }
+        #expect(unknown.code == NSPersistentStoreInvalidTypeError)
     }
 }

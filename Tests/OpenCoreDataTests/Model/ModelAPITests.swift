@@ -34,7 +34,7 @@ import Testing
         #expect(copy.isEqual(request) && copy.affectedStores?.first === store)
     }
 
-    @Test func inheritanceInCode() {
+    @Test func inheritanceInCode() throws {
         let car = entity("Car", ["model"])
         let sport = entity("SportCar", ["turbo"])
         let luxury = entity("LuxuryCar", ["gold"])
@@ -46,6 +46,9 @@ import Testing
         #expect(luxury.attributesByName.keys.sorted() == ["gold", "model", "turbo"])
         #expect(car.subentitiesByName.keys.sorted() == ["SportCar"])
         #expect(luxury.isKindOf(entity: car) && !car.isKindOf(entity: luxury))
+        let otherModel = try #require(model.copy() as? NSManagedObjectModel)
+        #expect(!luxury.isKindOf(entity: otherModel.entitiesByName["Car"]!))
+        #expect(otherModel.entitiesByName["LuxuryCar"]!.isKindOf(entity: otherModel.entitiesByName["Car"]!))
         #expect(luxury.propertiesByName["model"]?.entity === car)
         // Adding a property to the superentity shows in the subentities.
         let plate = NSAttributeDescription()
@@ -264,5 +267,21 @@ import Testing
         model.freeze()
         #expect(byName.destinationEntity === person && owner.inverseRelationship === cars)
         #expect(model.entitiesByName["Spare"] === spare)
+    }
+
+    @Test func checksumsOfVersionedModels() throws {
+        let fromMomd = try NSManagedObjectModel.checksumsForVersionedModel(at: Fixtures.sampleModel3Momd)
+        // Apple's VersionInfo.plist of this momd lists the checksums Xcode computed.
+        #expect(fromMomd == ["SampleModel3": "u970QgYhRHEJGIt0zQr1UhuZL2ZJ1KxBS+B7rkAx0ik=",
+                             "SampleModel3_v2": "rzn6eNBLyn8k3AoC3kH3yymPT0vSUPaVcgi0v2SuHS8=",
+                             "SampleModel3_v3": "HFFd7j8Z9/s0tJ1vqPzVSPX/pNYEbNAlXayypitIFow="])
+        #expect(try NSManagedObjectModel.checksumsForVersionedModel(at: Fixtures.sampleModel3) == fromMomd)
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let compiled = directory.appendingPathComponent("M.momd")
+        try CompiledModelFormat.compile(modelAt: Fixtures.sampleModel, to: compiled)
+        #expect(try NSManagedObjectModel.checksumsForVersionedModel(at: compiled)
+                == NSManagedObjectModel.checksumsForVersionedModel(at: Fixtures.sampleModelMomd))
+        #expect(throws: ManagedObjectModelError.self) { try NSManagedObjectModel.checksumsForVersionedModel(at: directory) }
     }
 }

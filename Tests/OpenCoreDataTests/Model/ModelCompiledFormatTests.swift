@@ -45,6 +45,16 @@ import Testing
         sorted.resultType = .dictionaryResultType
         model.setFetchRequestTemplate(sorted, forName: "AuthorsByName")
         model.localizationDictionary = ["Entity/Post": "Article"]
+        let tag = try #require(model.entitiesByName["Tag"])
+        tag.userInfo = ["weight": 3, "aliases": ["label", "keyword"], "nested": ["on": true]]
+        tag.attributesByName["label"]!.setValidationPredicates([NSPredicate(format: "length > 2")],
+                                                              withValidationWarnings: ["Label too short"])
+        tag.attributesByName["label"]!.versionHashModifier = "v2"
+        let expression = NSExpressionDescription()
+        expression.name = "postCount"
+        expression.expression = NSExpression(format: "posts.@count")
+        expression.expressionResultType = .integer64AttributeType
+        tag.properties += [expression]
 
         let compiled = directory.appendingPathComponent("Blog.momd")
         try CompiledModelFormat.write(versions: [("Blog", model)], currentVersion: "Blog", to: compiled)
@@ -64,6 +74,11 @@ import Testing
         #expect(post.superentity?.name == "Item")
         #expect(post.relationshipsByName["tags"]?.inverseRelationship?.entity?.name == "Tag")
         #expect(loaded.entityVersionHashesByName == model.entityVersionHashesByName)
+        let loadedTag = try #require(loaded.entitiesByName["Tag"])
+        #expect((loadedTag.userInfo?["weight"] as? NSNumber)?.intValue == 3)
+        #expect(loadedTag.userInfo?["aliases"] as? [String] == ["label", "keyword"])
+        #expect(loadedTag.attributesByName["label"]?.validationWarnings.first as? String == "Label too short")
+        #expect((loadedTag.propertiesByName["postCount"] as? NSExpressionDescription)?.expressionResultType == .integer64AttributeType)
     }
 
     @Test func aSingleVersionCompilesToAFolderWithOneFile() throws {

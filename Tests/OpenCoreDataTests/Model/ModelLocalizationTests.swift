@@ -75,4 +75,26 @@ import Testing
         try Data("\"Entity/User\" = \"Utilisateur\";".utf8).write(to: momd.appendingPathComponent("SampleModel3Model.strings"))
         #expect(try NSManagedObjectModel.load(contentsOf: momd).localizationDictionary == ["Entity/User": "Utilisateur"])
     }
+
+    @Test func lookupsFollowCoreDataKeyTable() throws {
+        let (model, directory) = try ModelSamples.loadBlog()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        model.localizationDictionary = [
+            "Entity/Post": "Article",
+            "Property/title/Entity/Item": "Heading",
+            "Property/title/Entity/Post": "Headline",
+            "Property/rating": "Stars",
+            "ErrorString/Process ID < 1": "Process ID must not be less than 1",
+        ]
+        #expect(model.localizedEntityName("Post") == "Article")
+        #expect(model.localizedEntityName("Tag") == "Tag")
+        #expect(model.localizedPropertyName("title", entityName: "Post") == "Headline")
+        #expect(model.localizedPropertyName("title", entityName: "Item") == "Heading")
+        #expect(model.localizedPropertyName("rating", entityName: "Post") == "Stars")
+        #expect(model.localizedPropertyName("label", entityName: "Tag") == "label")
+        #expect(model.localizedErrorString("Process ID < 1") == "Process ID must not be less than 1")
+        #expect(model.localizedErrorString("Other") == "Other")
+        model.localizationDictionary?.removeValue(forKey: "Property/title/Entity/Post")
+        #expect(model.localizedPropertyName("title", entityName: "Post") == "Heading")   // from the superentity
+    }
 }

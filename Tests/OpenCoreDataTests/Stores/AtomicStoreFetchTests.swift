@@ -78,6 +78,16 @@ import Testing
         #expect(bob.values["level"] as? Int16 == 2)
     }
 
+    @Test func subentityPropertiesReadNilOnOtherRows() throws {
+        #expect(try fixture.names(fixture.request("Employee", "level == 2")) == ["Bob"])
+        #expect(try fixture.names(fixture.request("Employee", "level == nil", sort: [("name", true)])) == ["Ann", "Cid", "Dee", "Eve"])
+        #expect(try fixture.names(fixture.request("Employee", "salary > 150", sort: [("level", false), ("name", true)])) == ["Bob", "Cid", "Dee"])
+        let request = fixture.request("Employee", "name IN {'Ann', 'Bob'}", sort: [("name", true)])
+        request.propertiesToFetch = ["name", "level"]
+        let rows = try fixture.dictionaries(request)
+        #expect(rows.map { $0["level"] as? Int16 } == [nil, 2])
+    }
+
     @Test func objectIDAndCountResults() throws {
         let request = fixture.request("Employee", "salary >= 200", sort: [("salary", false)], resultType: .managedObjectIDResultType)
         guard case .objectIDs(let ids) = try fixture.coordinator.executeFetch(request) else {
@@ -130,11 +140,27 @@ import Testing
         ]
         let rows = try fixture.dictionaries(request)
         #expect(rows.count == 1)
+        #expect(rows[0]["total"] as? Int64 == 1050, "converted to the declared result type")
         #expect((rows[0]["total"] as? NSNumber)?.intValue == 1050)
         #expect((rows[0]["lowest"] as? NSNumber)?.intValue == 50)
         #expect((rows[0]["highest"] as? NSNumber)?.intValue == 400)
         #expect((rows[0]["mean"] as? NSNumber)?.doubleValue == 210)
         #expect((rows[0]["people"] as? NSNumber)?.intValue == 5)
+    }
+
+    @Test func expressionResultTypesConvertNumbers() throws {
+        let request = fixture.request("Employee", "department.name == 'Tech'")
+        let mean = expression("mean", "average:", "salary")
+        mean.expressionResultType = .integer32AttributeType
+        let total = expression("total", "sum:", "salary")
+        total.expressionResultType = .doubleAttributeType
+        let untyped = expression("untyped", "max:", "name")
+        untyped.expressionResultType = .undefinedAttributeType
+        request.propertiesToFetch = [mean, total, untyped]
+        let rows = try fixture.dictionaries(request)
+        #expect(rows[0]["mean"] as? Int32 == 225)
+        #expect(rows[0]["total"] as? Double == 450)
+        #expect(rows[0]["untyped"] as? String == "Eve")
     }
 
     @Test func groupByWithHavingAndSortByAggregate() throws {

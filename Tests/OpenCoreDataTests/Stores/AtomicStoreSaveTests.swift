@@ -127,6 +127,22 @@ import Testing
         #expect(store.written.last?.row(for: ann.objectID)?.values["name"] as? String == "Anna")
     }
 
+    @Test func aChangedFileRefusesTheSaveBeforeAnyStoreWrites() throws {
+        let type = "FailingWrite-\(UUID().uuidString)"
+        NSPersistentStoreCoordinator.registerStoreClass(FailingWriteStore.self, type: type)
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, type: type) }
+        let fixture = CompanyFixture()
+        let staff = try #require(try fixture.coordinator.addPersistentStore(ofType: type, configurationName: "Staff", at: nil) as? FailingWriteStore)
+        let projects = try #require(try fixture.coordinator.addPersistentStore(ofType: type, configurationName: "Projects", at: nil) as? FailingWriteStore)
+        projects.fileChangedElsewhere = true
+        let ids = try fixture.coordinator.permanentObjectIDs(for: [(fixture.entity("Employee"), nil), (fixture.entity("Project"), nil)])
+        let error = try #require(throws: NSError.self) {
+            try fixture.coordinator.save(StoreSaveChanges(inserted: ids.map { ObjectSnapshot(objectID: $0) }))
+        }
+        #expect(error.code == NSManagedObjectMergeError)
+        #expect(staff.written.isEmpty && staff.currentContents.rowCount == 0)
+    }
+
     @Test func loadedRowsAdoptTheFilesUUID() throws {
         let type = "Preloaded-\(UUID().uuidString)"
         NSPersistentStoreCoordinator.registerStoreClass(PreloadedStore.self, type: type)
@@ -174,7 +190,15 @@ import Testing
 /// An atomic store whose writes can be made to fail, and which records what it wrote.
 final class FailingWriteStore: AtomicStore, @unchecked Sendable {
     var failNextWrite = false
+    var fileChangedElsewhere = false
     var written: [AtomicStoreContents] = []
+
+    override func checkStoreUnchanged() throws {
+        if fileChangedElsewhere {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectMergeError,
+                          userInfo: [NSLocalizedDescriptionKey: "the file changed"])
+        }
+    }
 
     override func writeRows(_ contents: AtomicStoreContents) throws {
         if failNextWrite {

@@ -10,7 +10,9 @@
 ///   computed per group of rows; other expressions are evaluated per row.
 /// - With aggregates and no `propertiesToGroupBy`, all rows form one group. With groups, every
 ///   fetched property that is not an aggregate must be one of the group-by properties.
-/// - Nil values are left out of the dictionaries; relationships give object IDs.
+/// - Nil values are left out of the dictionaries; relationships give object IDs. A number an
+///   expression description gives is converted to its `expressionResultType` when that is a
+///   numeric type (`average:` with `.integer64AttributeType` gives an `Int64`).
 /// - `havingPredicate` is evaluated on each result dictionary, with its entries also bound as
 ///   variables, so it may name an expression description as `count > 1` or `$count > 1`.
 /// - Sort descriptors order the rows; when one names a result key that is not an entity
@@ -118,7 +120,7 @@ struct DictionaryFetch {
         if let relationship = entity.relationshipsByName[first], relationship.isToMany, !path.contains("@") {
             throw invalid("to-many relationship '\(first)' can't be fetched into a dictionary")
         }
-        if entity.propertiesByName[first] == nil {
+        if !SnapshotKeyValueAdapter.inheritanceTree(of: entity, hasProperty: first) {
             throw invalid("entity '\(entity.name ?? "?")' has no property '\(first)'")
         }
         return .keyPath(name: path, path: path)
@@ -159,9 +161,36 @@ struct DictionaryFetch {
             } else {
                 value = nil
             }
-            if let value = StoreValueMapping.plain(value), !(value is NSNull) { result[column.name] = value }
+            guard let value = StoreValueMapping.plain(value), !(value is NSNull) else { continue }
+            result[column.name] = resultTypes[column.name].map { Self.coerce(value, to: $0) } ?? value
         }
         return result
+    }
+
+    /// The declared `expressionResultType` of each expression description, by name.
+    private var resultTypes: [String: NSAttributeType] {
+        var types: [String: NSAttributeType] = [:]
+        for case let description as NSExpressionDescription in request.propertiesToFetch ?? []
+        where description.expressionResultType != .undefinedAttributeType {
+            types[description.name] = description.expressionResultType
+        }
+        return types
+    }
+
+    /// A number converted to a numeric attribute type (integers truncate toward zero, as SQL's
+    /// CAST does); other values, and numbers for other types, are returned as they are.
+    static func coerce(_ value: Any, to type: NSAttributeType) -> Any {
+        guard let number = NumericValue(value), !(value is Bool) else { return value }
+        let integer = number.exactInteger ?? Int64(exactly: number.doubleValue.rounded(.towardZero))
+        switch type {
+        case .integer16AttributeType: return integer.flatMap { Int16(exactly: $0) } ?? value
+        case .integer32AttributeType: return integer.flatMap { Int32(exactly: $0) } ?? value
+        case .integer64AttributeType: return integer ?? value
+        case .doubleAttributeType: return number.doubleValue
+        case .floatAttributeType: return Float(number.doubleValue)
+        case .decimalAttributeType: return number.decimalValue ?? value
+        default: return value
+        }
     }
 
     /// A per-row column's value on `row`.

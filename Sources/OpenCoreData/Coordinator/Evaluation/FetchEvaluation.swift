@@ -26,15 +26,36 @@ struct FetchEvaluation {
         })
     }
 
-    /// `objects` sorted by `descriptors`, after checking that every key path can be read (a
-    /// sort descriptor traps on a key it can't read; here the error is thrown).
+    /// `objects` sorted by `descriptors` as `sortedArray(using:)` sorts them (stable, nil
+    /// first, each descriptor's comparison and direction), reading each key path once per
+    /// object. A key path that can't be read throws instead of trapping.
     static func sort<T>(_ objects: [T], by descriptors: [NSSortDescriptor]) throws -> [T] {
         guard !descriptors.isEmpty, objects.count > 1 else { return objects }
-        for descriptor in descriptors {
-            guard let key = descriptor.key else { continue }
-            for object in objects { _ = try KeyValueAccess.value(forKeyPath: key, of: object) }
+        let keys: [[Any?]] = try objects.map { object in
+            try descriptors.map { descriptor in
+                try descriptor.key.map { try KeyValueAccess.value(forKeyPath: $0, of: object) } ?? object
+            }
         }
-        return objects.sortedArray(using: descriptors)
+        let comparators = descriptors.map(\.comparator)
+        let order = objects.indices.sorted { i, j in
+            for (index, descriptor) in descriptors.enumerated() {
+                let result = compare(keys[i][index], keys[j][index], with: comparators[index])
+                if result == .orderedSame { continue }
+                return (result == .orderedAscending) == descriptor.ascending
+            }
+            return i < j
+        }
+        return order.map { objects[$0] }
+    }
+
+    /// Nil (and `NSNull`) before every value, as `NSSortDescriptor` orders; values by `comparator`.
+    private static func compare(_ a: Any?, _ b: Any?, with comparator: Comparator) -> ComparisonResult {
+        switch (SortComparison.nonNull(a), SortComparison.nonNull(b)) {
+        case (nil, nil): return .orderedSame
+        case (nil, _): return .orderedAscending
+        case (_, nil): return .orderedDescending
+        case let (x?, y?): return comparator(x, y)
+        }
     }
 }
 

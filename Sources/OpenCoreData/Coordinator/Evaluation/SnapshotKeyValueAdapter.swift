@@ -17,19 +17,19 @@ final class SnapshotResolver {
         relatedIDs = toMany
     }
 
-    /// The adapter over `snapshot`, made once per ID.
+    /// An adapter over `snapshot` (a new one: the rows a fetch walks are each met once).
     func adapter(for snapshot: ObjectSnapshot) -> SnapshotKeyValueAdapter {
-        if let existing = adapters[snapshot.objectID] { return existing }
-        let adapter = SnapshotKeyValueAdapter(snapshot: snapshot, resolver: self)
-        adapters[snapshot.objectID] = adapter
-        return adapter
+        SnapshotKeyValueAdapter(snapshot: snapshot, resolver: self)
     }
 
-    /// The adapter of the object `objectID` names, or a bare reference when it can't be resolved.
+    /// The adapter of the object `objectID` names, or a bare reference when it can't be
+    /// resolved. Made once per ID, as many rows point to the same destinations.
     func reference(for objectID: NSManagedObjectID) -> StoreObjectReference {
         if let existing = adapters[objectID] { return existing }
         guard let snapshot = snapshotForID(objectID) else { return StoreObjectReference(objectID: objectID) }
-        return adapter(for: snapshot)
+        let adapter = SnapshotKeyValueAdapter(snapshot: snapshot, resolver: self)
+        adapters[objectID] = adapter
+        return adapter
     }
 
     func toMany(_ relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) -> [NSManagedObjectID] {
@@ -72,7 +72,9 @@ class StoreObjectReference: NSObject {
 ///   > 10`, `employees.@count`, `employees.@sum.salary` and `SUBQUERY(employees, …)` work. It is
 ///   an array even for unordered relationships, so that mapping a key over it keeps duplicates
 ///   (`@sum` adds every salary, as SQL does).
-/// - `objectID` reads the ID; any other key the entity lacks throws
+/// - A property of another entity of the inheritance tree (a subentity's attribute, when a
+///   fetch includes subentities) reads nil.
+/// - `objectID` reads the ID; any other key the entity's tree lacks throws
 ///   ``KeyValueCodingError/unknownKey(key:owner:)`` naming the entity.
 final class SnapshotKeyValueAdapter: StoreObjectReference, KeyValueCoding {
     let snapshot: ObjectSnapshot
@@ -100,8 +102,20 @@ final class SnapshotKeyValueAdapter: StoreObjectReference, KeyValueCoding {
         }
         if entity.attributesByName[key] != nil { return snapshot.values[key] }
         if key == "objectID" { return snapshot.objectID }
-        if entity.propertiesByName[key] != nil { return nil }
+        if Self.inheritanceTree(of: entity, hasProperty: key) { return nil }
         throw KeyValueCodingError.unknownKey(key: key, owner: "entity \(entity.name ?? "?")")
+    }
+
+    /// Whether `entity`, or another entity of its inheritance tree, has a property `key`.
+    ///
+    /// A fetch of an entity with its subentities may test a subentity's property (`level == 2`
+    /// over employees and managers): rows of entities without it read nil, as the NULL column of
+    /// the root table does in SQL, so every store gives the same result.
+    static func inheritanceTree(of entity: NSEntityDescription, hasProperty key: String) -> Bool {
+        if entity.propertiesByName[key] != nil { return true }
+        var root = entity
+        while let parent = root.superentity { root = parent }
+        return root.allSubentities.contains { $0.propertiesByName[key] != nil }
     }
 }
 
@@ -114,6 +128,8 @@ enum StoreValueMapping {
         case let reference as StoreObjectReference: return reference.objectID
         case let array as [Any]: return array.map { plain($0) ?? NSNull() }
         case let set as Set<AnyHashable>: return Set(set.compactMap { plain($0.base) as? AnyHashable })
+        case let ordered as NSOrderedSet: return NSOrderedSet(array: ordered.array.map { plain($0) ?? NSNull() })
+        case let dictionary as [String: Any]: return dictionary.mapValues { plain($0) ?? NSNull() }
         case let other: return other
         }
     }

@@ -30,10 +30,12 @@ struct XcodeModelContentsReader {
         } catch {
             throw ManagedObjectModelError(.malformedXML, "the file is not well-formed XML (\(error.localizedDescription))", file: file)
         }
-        guard let root = document.rootElement(), root.name == "model" else {
-            throw ManagedObjectModelError(.malformedXML,
-                                          "the root element is <\(document.rootElement()?.name ?? "")>, not <model>",
-                                          file: file, element: document.rootElement()?.name)
+        guard let root = document.rootElement() else {
+            throw ManagedObjectModelError(.malformedXML, "the file has no root element", file: file)
+        }
+        guard root.name == "model" else {
+            throw ManagedObjectModelError(.malformedXML, "the root element is <\(root.name ?? "")>, not <model>",
+                                          file: file, element: root.name)
         }
         do {
             return try readModel(root)
@@ -191,6 +193,8 @@ struct XcodeModelContentsReader {
         }
         // Xcode writes date bounds as `minDateTimeInterval`/`maxDateTimeInterval` (older
         // versions as `minValueString`/`maxValueString`), in seconds since 2001 either way.
+        // A bound that does not fit the type (old Xcode kept stale bounds after a type change)
+        // is skipped rather than refusing the whole model.
         let constraints = NSAttributeDescription.constraintPredicates(
             type: type,
             minimum: element.string("minDateTimeInterval") ?? element.string("minValueString"),
@@ -209,7 +213,6 @@ struct XcodeModelContentsReader {
         readCommon(element, into: relationship)
         let toMany = element.bool("toMany")
         relationship.maxCount = element.int("maxCount") ?? (toMany ? 0 : 1)
-        if toMany, relationship.maxCount == 1 { relationship.maxCount = 0 }
         relationship.minCount = element.int("minCount") ?? 0
         relationship.isOrdered = element.bool("ordered")
         if let rule = element.string("deletionRule") {

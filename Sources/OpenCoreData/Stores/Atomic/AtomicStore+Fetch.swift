@@ -5,6 +5,10 @@ extension AtomicStore {
         lock.lock()
         defer { lock.unlock() }
         let entity = try fetchEntity(of: request)
+        if request.resultType == .countResultType && request.predicate == nil {
+            let entities = request.includesSubentities ? [entity] + entity.allSubentities : [entity]
+            return .count(FetchWindow(request).apply(toCount: entities.reduce(0) { $0 + (contents.rows[$1.name ?? ""]?.count ?? 0) }))
+        }
         do {
             let evaluation = FetchEvaluation(resolver: makeResolver())
             let matches = try evaluation.matches(of: candidateRows(of: entity, includingSubentities: request.includesSubentities),

@@ -54,6 +54,7 @@ extension AtomicStore {
     private func check(_ changes: StoreSaveChanges) throws {
         if changes.isEmpty { return }
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
+        try checkStoreUnchanged()
         for snapshot in changes.inserted + changes.updated + changes.deleted {
             let id = snapshot.objectID
             guard !id.isTemporaryID, id.storeIdentifier == identifier else {

@@ -7,8 +7,10 @@
 /// - Saves check optimistic-locking versions, apply the changes to a copy of the rows, hand the
 ///   copy to ``writeRows(_:)`` and only then make it current: a failed write changes nothing.
 ///
-/// Subclasses with a file (the XML and binary stores) override ``loadRows()`` and
-/// ``writeRows(_:)``, plus ``storeType``; the in-memory store overrides nothing else.
+/// Subclasses with a file (the XML and binary stores) override ``storeType``, ``loadRows()``
+/// and ``writeRows(_:)``, and may override ``loadStoredMetadata()`` (to read only the header)
+/// and ``checkStoreUnchanged()`` (to detect another coordinator's save); they register their
+/// type in `StoreTypeRegistry.builtIn`. The in-memory store overrides only ``storeType``.
 ///
 /// Differences from Apple: Apple's `NSAtomicStore` works with cache nodes and managed objects;
 /// this one works with ``ObjectSnapshot``s, like every store here.
@@ -45,6 +47,12 @@ open class AtomicStore: NSPersistentStore, @unchecked Sendable {
     /// Throwing leaves the store as it was before the save. File stores write atomically
     /// (temporary file, `fsync`, rename). The in-memory store writes nothing.
     open func writeRows(_ contents: AtomicStoreContents) throws {}
+
+    /// Throws when the store's file changed since it was loaded or last written (another
+    /// coordinator saved into it), so that this save does not overwrite that one. File stores
+    /// throw `NSManagedObjectMergeError` (133020) naming the file; the default does nothing.
+    /// Called by ``checkSave(_:)`` and ``save(_:)`` of a non-empty save, under the store's lock.
+    open func checkStoreUnchanged() throws {}
 
     /// Reads only the metadata of the store's file; `nil` when there is no store. The default
     /// calls ``loadRows()``; file stores may read less.
