@@ -18,6 +18,10 @@ var products: [Product] = [
 var targets: [Target] = [
     .target(
         name: "OpenCoreData",
+        dependencies: [
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
         path: "Sources/OpenCoreData"
     ),
     .target(
@@ -48,6 +52,20 @@ var targets: [Target] = [
     ),
 ]
 
+// `coredata-bench` (issue 6): each workload through raw SQLite (the C API, via GRDB's
+// `GRDBSQLite` system module), GRDB records, and OpenCoreData's SQLite store. Run it in release:
+// `swift run -c release coredata-bench [--json] [--scale 0.1]`.
+products.append(.executable(name: "coredata-bench", targets: ["coredata-bench"]))
+targets.append(.executableTarget(
+    name: "coredata-bench",
+    dependencies: [
+        "OpenCoreData",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+    ],
+    path: "Benchmarks/CoreDataBench"
+))
+
 if !isApplePlatform {
     products.append(.library(name: "CoreData", targets: ["CoreData"]))
     targets.append(.target(name: "CoreData", dependencies: ["OpenCoreData"], path: "Sources/CoreData"))
@@ -59,6 +77,8 @@ let package = Package(
     products: products,
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: targets
 )
