@@ -47,7 +47,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "OpenCoreDataTests",
-        dependencies: ["OpenCoreData", "CoreDataCLI"],
+        dependencies: ["OpenCoreData", "CoreDataCLI", .product(name: "GRDB", package: "GRDB.swift")],
         path: "Tests/OpenCoreDataTests"
     ),
 ]

@@ -9,6 +9,7 @@ final class StoreTypeRegistry: @unchecked Sendable {
     /// The store classes every process starts with.
     static let builtIn: [String: NSPersistentStore.Type] = [
         NSInMemoryStoreType: InMemoryStore.self,
+        NSSQLiteStoreType: SQLiteStore.self,
     ]
 
     private let lock = NSLock()

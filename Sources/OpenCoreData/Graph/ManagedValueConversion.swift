@@ -39,9 +39,9 @@ enum ManagedValueConversion {
         case .integer16AttributeType: return integer(value).map { Int16(truncatingIfNeeded: $0) }
         case .integer32AttributeType: return integer(value).map { Int32(truncatingIfNeeded: $0) }
         case .integer64AttributeType: return integer(value)
-        case .doubleAttributeType: return number(value)?.doubleValue
-        case .floatAttributeType: return number(value).map { Float($0.doubleValue) }
-        case .decimalAttributeType: return number(value)?.decimalValue
+        case .doubleAttributeType: return NumericValue(value)?.doubleValue
+        case .floatAttributeType: return NumericValue(value).map { Float($0.doubleValue) }
+        case .decimalAttributeType: return NumericValue(value)?.decimalValue
         case .booleanAttributeType:
             if let b = value as? Bool { return b }
             return integer(value).map { $0 != 0 }
@@ -63,11 +63,6 @@ enum ManagedValueConversion {
                 expected: attribute.attributeType.xcodeName, given: ValueComparison.typeName(value))
         }
         return coerced
-    }
-
-    private static func number(_ value: Any) -> NumericValue? {
-        if value is Bool { return NumericValue(value) }
-        return NumericValue(value)
     }
 
     private static func integer(_ value: Any) -> Int64? {

@@ -1,10 +1,11 @@
 /// An object of the data model, managed by a context.
 ///
 /// Values live in the object; the context tracks its changes, maintains inverse relationships,
-/// applies delete rules and records undo. Aspects of the class are split by file:
-/// `+KeyValueCoding` (reading and writing properties), `+Relationships` (inverse maintenance),
-/// `+Faulting` (snapshots and faults), `+ChangeTracking` (changed and committed values) and
-/// `+Hooks` (the overridable lifecycle methods).
+/// applies delete rules and records undo. The overridable methods (key-value coding entry points
+/// and lifecycle hooks) are declared here; their helpers are split by aspect:
+/// `+KeyValueCoding` (reading and writing properties, typed accessors, relationship proxies),
+/// `+Relationships` (inverse maintenance), `+Faulting` (snapshots, faults, fetched properties)
+/// and `+ChangeTracking` (changed and committed values).
 ///
 /// Differences from Apple:
 /// - There is no Objective-C runtime: `@NSManaged` does not work on Linux. Use the `@Managed`

@@ -235,3 +235,6 @@ extension NSAsynchronousFetchRequest: ContextExecutableRequest {
         return result
     }
 }
+
+/// Object IDs are fetch results (`managedObjectIDResultType`), as in Core Data.
+extension NSManagedObjectID: NSFetchRequestResult {}

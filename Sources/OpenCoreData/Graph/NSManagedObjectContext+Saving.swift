@@ -72,10 +72,7 @@ extension NSManagedObjectContext {
         updatedList.removeAll()
         deletedList.removeAll()
         for object in inserted + updated + deleted { object.didSave() }
-        for object in deleted {
-            object.turnIntoFault()
-            object.managedObjectContext = nil
-        }
+        for object in deleted { object.managedObjectContext = nil }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
             NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
         ])

@@ -37,8 +37,14 @@ extension NSManagedObjectContext {
         object.eventChanges.keys.contains { object.entity.propertiesByName[$0]?.isTransient == true }
     }
 
-    /// Undoes an insertion: the object leaves the inserted list and the registry; redo inserts it again.
+    /// Undoes an insertion: the object leaves the inserted list and the registry; redo inserts it
+    /// again. When the object was saved since, undoing its insertion deletes it.
     func undoInsertion(of object: NSManagedObject) {
+        if object.committedSnapshot != nil {
+            if !deletedList.contains(object) { markDeleted(object) }
+            object.awakeFromSnapshotEvents(.undoInsertion)
+            return
+        }
         insertedList.remove(object)
         updatedList.remove(object)
         if !eventInserted.remove(object) { eventDeleted.insert(object) }

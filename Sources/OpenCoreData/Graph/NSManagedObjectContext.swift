@@ -221,8 +221,20 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         undoManager?.registerUndo(withTarget: self) { context in context.undelete(object) }
     }
 
-    /// Takes an object out of the deleted list (back into the inserted list when it was never saved).
+    /// Takes an object out of the deleted list (back into the inserted list when it was never
+    /// saved). When its deletion was saved, the object is inserted again, as a new object.
     func undelete(_ object: NSManagedObject) {
+        if object.managedObjectContext == nil {
+            object.managedObjectContext = self
+            object.objectID = NSManagedObjectID(temporaryFor: object.entity)
+            object.committedSnapshot = nil
+            registry[object.objectID] = object
+            insertedList.insert(object)
+            eventInserted.insert(object)
+            undoManager?.registerUndo(withTarget: self) { context in context.markDeleted(object) }
+            if undoManager?.isUndoing == true { object.awakeFromSnapshotEvents(.undoDeletion) }
+            return
+        }
         deletedList.remove(object)
         pendingDeletions.removeAll { $0 === object }
         eventDeleted.remove(object)

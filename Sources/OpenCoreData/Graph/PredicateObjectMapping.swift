@@ -4,7 +4,8 @@
 /// IDs, so the context hands them predicates whose constant objects became IDs
 /// (``forStore(_:)``); the context evaluates pending changes over managed objects, so it turns
 /// constant IDs into its registered objects (``forObjects(_:in:)``). A key path on a constant
-/// object (`$FETCH_SOURCE.name` after substitution) is read first, so stores get its value.
+/// constant (`$FETCH_SOURCE.name` or `$FETCHED_PROPERTY.userInfo.limit` after substitution) is
+/// read first, so stores get its value.
 struct PredicateObjectMapping {
     let mapConstant: (Any) -> Any
     let readsKeyPathsOnObjects: Bool
@@ -59,8 +60,9 @@ struct PredicateObjectMapping {
         case .evaluatedObject, .keyPath, .symbolic, .anyKey, .variable:
             return expression
         case .keyPathOn(let base, let path):
-            if readsKeyPathsOnObjects, case .constant(let value as NSManagedObject) = base.node {
-                return NSExpression(node: .constant(mapConstant(value.value(forKeyPath: path) as Any)))
+            if readsKeyPathsOnObjects, case .constant(let value?) = base.node,
+               let read = try? KeyValueAccess.value(forKeyPath: path, of: value) {
+                return NSExpression(node: .constant(mapConstant(read)))
             }
             node = .keyPathOn(map(base), path)
         case .function(let name, let arguments):

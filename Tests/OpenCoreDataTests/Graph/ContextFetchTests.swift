@@ -119,6 +119,20 @@ struct ContextFetchTests {
         #expect(NumericValue(totals[0]["total"]).flatMap(\.exactInteger) == 60)
     }
 
+    @Test func requestsOfNSFetchRequestResultTakeEveryResultType() throws {
+        let (context, _, students) = try seeded()
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "StudentEntity")
+        request.sortDescriptors = [NSSortDescriptor(key: "age", ascending: true)]
+        #expect((try context.fetch(request) as? [NSManagedObject]) == students)
+        request.resultType = .managedObjectIDResultType
+        #expect((try context.fetch(request) as? [NSManagedObjectID]) == students.map(\.objectID))
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["age"]
+        #expect((try context.fetch(request) as? [NSDictionary])?.first?["age"] as? Int16 == 10)
+        request.resultType = .countResultType
+        #expect((try context.fetch(request) as? [NSNumber]) == [5])
+    }
+
     @Test func subentitiesAreIncludedUnlessAsked() throws {
         let context = try GraphTestModel.storedContext()
         _ = GraphTestModel.insert("Animal", context, ["name": "cat"])
@@ -167,8 +181,9 @@ struct ContextFetchTests {
         let fetched = NSFetchedPropertyDescription()
         fetched.name = "adults"
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: "StudentEntity")
-        request.predicate = NSPredicate(format: "inClass == $FETCH_SOURCE AND age >= 18")
+        request.predicate = NSPredicate(format: "inClass == $FETCH_SOURCE AND age >= $FETCHED_PROPERTY.userInfo.minimum AND inClass.name == $FETCH_SOURCE.name")
         fetched.fetchRequest = request
+        fetched.userInfo = ["minimum": 18]
         classEntity.properties = classEntity.properties + [fetched]
         let context = try GraphTestModel.storedContext(model: model)
         let klass = GraphTestModel.insert("ClassEntity", context)
@@ -191,6 +206,23 @@ struct ContextFetchTests {
         }
         _ = try context.execute(asynchronous)
         #expect(box.count == 5)
+    }
+
+    @Test func twoStoresAssignAndAffectedStores() throws {
+        let context = try GraphTestModel.storedContext()
+        let coordinator = context.persistentStoreCoordinator!
+        let first = coordinator.persistentStores[0]
+        let second = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let a = GraphTestModel.insert("Run", context, ["processID": 1])
+        let b = GraphTestModel.insert("Run", context, ["processID": 2])
+        context.assign(b, to: second)
+        try context.save()
+        #expect(a.objectID.persistentStore === first && b.objectID.persistentStore === second)
+        let reader = GraphTestModel.sibling(of: context)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Run")
+        #expect(try reader.count(for: request) == 2)
+        request.affectedStores = [second]
+        #expect(try reader.fetch(request).map { $0.value(forKey: "processID") as? Int32 } == [2])
     }
 
     @Test func unknownEntityThrows() throws {

@@ -203,6 +203,38 @@ struct ContextSaveTests {
         #expect(run.value(forKey: "processID") == nil)
     }
 
+    @Test func undoAndRedoAcrossSaves() throws {
+        let context = try GraphTestModel.storedContext(undo: true)
+        let klass = GraphTestModel.insert("ClassEntity", context)
+        try context.save()
+        let student = GraphTestModel.insert("StudentEntity", context, ["name": "甲", "inClass": klass])
+        try context.save()
+        context.undo()
+        #expect(student.isDeleted && context.deletedObjects == [student])
+        #expect((klass.value(forKey: "students") as? Set<NSManagedObject>)?.isEmpty == true)
+        try context.save()
+        let reader = GraphTestModel.sibling(of: context)
+        #expect(try reader.count(for: NSFetchRequest<NSManagedObject>(entityName: "StudentEntity")) == 0)
+
+        context.redo()
+        #expect(student.isInserted && student.managedObjectContext === context)
+        #expect(student.value(forKey: "inClass") as? NSManagedObject === klass)
+        #expect(klass.value(forKey: "students") as? Set<NSManagedObject> == [student])
+        try context.save()
+        let names = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "StudentEntity")).map { $0.value(forKey: "name") as? String }
+        #expect(names == ["甲"])
+
+        let deleting = GraphTestModel.sibling(of: context)
+        deleting.undoManager = UndoManager()
+        let saved = try deleting.existingObject(with: klass.objectID)
+        deleting.delete(saved)
+        try deleting.save()
+        deleting.undo()
+        #expect(saved.isInserted && saved.objectID.isTemporaryID)
+        try deleting.save()
+        #expect(try reader.count(for: NSFetchRequest<NSManagedObject>(entityName: "ClassEntity")) == 1)
+    }
+
     @Test func obtainPermanentIDsAndAssign() throws {
         let context = try GraphTestModel.storedContext()
         let store = context.persistentStoreCoordinator!.persistentStores[0]

@@ -150,3 +150,15 @@ struct ManagedObjectTests {
         #expect(run.description.contains("processID = -1"))
     }
 }
+
+@Suite("Managed objects: traps where Apple raises")
+struct ManagedObjectTrapTests {
+    @Test func unknownKeyTrapsNamingEntityAndKey() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = GraphTestModel.context()
+            let run = GraphTestModel.insert("Run", context)
+            _ = run.value(forKey: "foo")
+        }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("entity Run has no property 'foo'"))
+    }
+}

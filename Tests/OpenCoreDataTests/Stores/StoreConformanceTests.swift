@@ -5,7 +5,7 @@ import Testing
 /// The store types the conformance body runs against. The file-store and SQLite issues add
 /// their types here; every test below then runs against them too.
 enum StoreTypesUnderTest {
-    static let all: [String] = [NSInMemoryStoreType, PlistTestStore.registered]
+    static let all: [String] = [NSInMemoryStoreType, PlistTestStore.registered, NSSQLiteStoreType]
 
     /// Every ordered pair of types, for migration.
     static var pairs: [(String, String)] {

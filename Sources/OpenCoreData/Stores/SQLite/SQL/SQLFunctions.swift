@@ -1,0 +1,72 @@
+/// The SQL functions and collations the compiled SQL calls, and the evaluator code behind them.
+///
+/// Like Core Data's `NSCoreDataStringSearch`, string semantics the database does not have
+/// (`[c]`, `[d]`, canonical equivalence, `LIKE` with `*`/`?`, `MATCHES` with ICU regular
+/// expressions, `NSString` ordering for sorts) are registered functions that run the in-memory
+/// evaluator's own code, so the SQL store and the in-memory store cannot disagree:
+/// - `ocd_predicate(op, a, b, options)`: ``PredicateEvaluator/compare(_:_:_:options:)`` on two
+///   values, 1 or 0 (an invalid regular expression fails the statement);
+/// - `ocd_function(name, args…)`: a built-in function (`divide:by:`, `lowercase:`, …), throwing
+///   where the evaluator throws (division by zero);
+/// - collations `ocd_compare`, `ocd_caseInsensitiveCompare`, … : ``SortComparison`` on strings.
+enum SQLFunctions {
+    static let predicate = "ocd_predicate"
+    static let function = "ocd_function"
+
+    /// The collation that orders strings as a sort descriptor with `comparison` does.
+    static func collationName(_ comparison: SortComparison) -> String {
+        "ocd_" + comparison.rawValue.dropLast()
+    }
+
+    /// A database value as the evaluator sees it (text as `String`, integers as `Int64`,
+    /// reals as `Double`, blobs as `Data`, NULL as nil).
+    static func value(_ value: SQLValue) -> Any? {
+        switch value {
+        case .null: return nil
+        case .integer(let v): return v
+        case .real(let v): return v
+        case .text(let v): return v
+        case .blob(let v): return v
+        }
+    }
+
+    /// An evaluator result as a database value; nil when it has none.
+    static func sqlValue(_ value: Any?) -> SQLValue? {
+        let value = ValueComparison.unwrap(value)
+        if ValueComparison.isNull(value) { return .null }
+        if let string = ValueComparison.string(value) { return .text(string) }
+        if let number = NumericValue(value) {
+            switch number {
+            case .integer(let v): return .integer(v)
+            case .unsigned(let v): return .real(Double(v))
+            case .double(let v): return .real(v)
+            case .decimal(let v): return .real(NSDecimalNumber(decimal: v).doubleValue)
+            }
+        }
+        if let data = value as? Data { return .blob(data) }
+        return nil
+    }
+
+    /// The body of `ocd_predicate`.
+    static func evaluatePredicate(operator rawOperator: Int64, _ a: SQLValue, _ b: SQLValue, options rawOptions: Int64) throws -> Bool {
+        guard let op = NSComparisonPredicate.Operator(rawValue: UInt(rawOperator)) else {
+            throw SQLCompileError("operator \(rawOperator)", "it is not a comparison operator")
+        }
+        return try PredicateEvaluator.compare(value(a), op, value(b), options: .init(rawValue: UInt(rawOptions)))
+    }
+
+    /// The body of `ocd_function`.
+    static func evaluateFunction(_ name: String, _ arguments: [SQLValue]) throws -> SQLValue {
+        let expression = NSExpression(forFunction: name, arguments: arguments.map { NSExpression(forConstantValue: value($0)) })
+        let result = try expression.expressionValueThrowing(with: nil)
+        guard let converted = sqlValue(result) else {
+            throw SQLCompileError("the function \(name)", "its result \(ValueComparison.typeName(result)) has no SQL value")
+        }
+        return converted
+    }
+
+    /// The body of the collations: strings ordered as a sort descriptor's selector orders them.
+    static func collate(_ comparison: SortComparison, _ a: String, _ b: String) -> ComparisonResult {
+        comparison.compare(a, b)
+    }
+}

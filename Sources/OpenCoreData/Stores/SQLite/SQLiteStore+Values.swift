@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+
+/// Attribute values to and from SQLite columns, by attribute type (DESIGN decision 5):
+/// integers and Booleans as INTEGER, dates as REAL seconds since 2001, Decimal as REAL,
+/// strings and URIs as text, UUIDs as 16-byte blobs, binary and transformable data as blobs.
+enum SQLiteValueCoding {
+    /// The column value of `value` for an attribute of `type`. Throws for a value the type
+    /// can't hold (a transformable value that is not `Data`: Linux has no archiver for it).
+    static func databaseValue(_ value: Any?, type: NSAttributeType, attribute: String) throws -> DatabaseValue {
+        guard let value, !(value is NSNull) else { return .null }
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+            if let bool = value as? Bool { return (bool ? 1 : 0 as Int64).databaseValue }
+            if let number = integer(value) { return number.databaseValue }
+        case .dateAttributeType:
+            if let date = value as? Date { return date.timeIntervalSinceReferenceDate.databaseValue }
+        case .doubleAttributeType, .floatAttributeType:
+            if let double = double(value) { return double.databaseValue }
+        case .decimalAttributeType:
+            if let decimal = value as? Decimal { return NSDecimalNumber(decimal: decimal).doubleValue.databaseValue }
+            if let double = double(value) { return double.databaseValue }
+        case .stringAttributeType:
+            if let string = value as? String { return string.databaseValue }
+        case .URIAttributeType:
+            if let url = value as? URL { return url.absoluteString.databaseValue }
+            if let string = value as? String { return string.databaseValue }
+        case .UUIDAttributeType:
+            if let uuid = value as? UUID { return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue }
+        case .binaryDataAttributeType, .transformableAttributeType:
+            if let data = value as? Data { return data.databaseValue }
+            if let string = value as? String, type == .transformableAttributeType { return Data(string.utf8).databaseValue }
+        case .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
+            break
+        }
+        throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
+            "The value of '\(attribute)' (\(Swift.type(of: value))) can't be stored in a \(type.xcodeName) column.")
+    }
+
+    /// The Swift value of a column value for an attribute of `type`; `nil` for NULL.
+    static func value(_ databaseValue: DatabaseValue, type: NSAttributeType) -> Any? {
+        switch databaseValue.storage {
+        case .null: return nil
+        case .int64(let int):
+            return fromNumber(int: int, double: Double(int), type: type)
+        case .double(let double):
+            return fromNumber(int: Int64(exactly: double.rounded(.towardZero)) ?? 0, double: double, type: type)
+        case .string(let string):
+            switch type {
+            case .URIAttributeType: return URL(string: string)
+            case .stringAttributeType: return string
+            case .binaryDataAttributeType, .transformableAttributeType: return Data(string.utf8)
+            default:
+                if let double = Double(string) { return fromNumber(int: Int64(double), double: double, type: type) }
+                return string
+            }
+        case .blob(let data):
+            switch type {
+            case .UUIDAttributeType:
+                guard data.count == 16 else { return nil }
+                let bytes = [UInt8](data)
+                return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                   bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            case .stringAttributeType: return String(decoding: data, as: UTF8.self)
+            default: return data
+            }
+        }
+    }
+
+    private static func fromNumber(int: Int64, double: Double, type: NSAttributeType) -> Any? {
+        switch type {
+        case .integer16AttributeType: return Int16(truncatingIfNeeded: int)
+        case .integer32AttributeType: return Int32(truncatingIfNeeded: int)
+        case .integer64AttributeType: return int
+        case .booleanAttributeType: return int != 0
+        case .dateAttributeType: return Date(timeIntervalSinceReferenceDate: double)
+        case .doubleAttributeType: return double
+        case .floatAttributeType: return Float(double)
+        case .decimalAttributeType: return Decimal(string: "\(double)") ?? Decimal(double)
+        case .stringAttributeType: return "\(int)" == "\(double)" ? "\(int)" : "\(double)"
+        default: return int
+        }
+    }
+
+    private static func integer(_ value: Any) -> Int64? {
+        switch value {
+        case let value as Int64: return value
+        case let value as Int: return Int64(value)
+        case let value as Int32: return Int64(value)
+        case let value as Int16: return Int64(value)
+        case let value as NSNumber: return value.int64Value
+        default: return nil
+        }
+    }
+
+    private static func double(_ value: Any) -> Double? {
+        switch value {
+        case let value as Double: return value
+        case let value as Float: return Double(value)
+        case let value as NSNumber: return value.doubleValue
+        case let value as Decimal: return NSDecimalNumber(decimal: value).doubleValue
+        default: return integer(value).map(Double.init)
+        }
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import GRDB
+
+/// The SQLite store (`NSSQLiteStoreType`): Core Data's on-disk schema (DESIGN decision 5) on
+/// GRDB, loading rows on demand.
+///
+/// - Opening a file that does not exist creates it with the schema of the coordinator's model
+///   (WAL journal, incremental auto-vacuum, then `NSSQLitePragmasOption`).
+/// - Opening an existing file reads `Z_METADATA`, checks the model (see
+///   ``SQLiteStore/checkCompatibility(storedMetadata:database:)`` for the rule) and reads
+///   nothing else until asked.
+/// - Every save is one transaction; updates and deletes are checked against `Z_OPT`.
+///
+/// Differences from Apple: no external binary storage, no persistent history, no R-tree
+/// indexes; `Z_MODELCACHE` is created empty and never required.
+open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
+    /// The model the store's schema comes from (the coordinator's).
+    public let managedObjectModel: NSManagedObjectModel?
+
+    /// The schema mapping of the store's entities.
+    let schema: SQLiteSchema
+
+    /// The dialect SQL text is written in.
+    let dialect = SQLiteDialect()
+
+    /// The open database; `nil` before ``loadMetadata()``.
+    private(set) var database: DatabaseQueue?
+
+    /// Serializes changes to the Swift-side state (metadata).
+    let lock = NSRecursiveLock()
+
+    open override class var storeType: String { NSSQLiteStoreType }
+
+    public required init(persistentStoreCoordinator coordinator: NSPersistentStoreCoordinator?,
+                         configurationName: String?, at url: URL?, options: [AnyHashable: Any]?) {
+        managedObjectModel = coordinator?.managedObjectModel
+        if let model = coordinator?.managedObjectModel {
+            schema = SQLiteSchema(model: model, configurationName: configurationName)
+        } else {
+            schema = SQLiteSchema(entities: [])
+        }
+        super.init(persistentStoreCoordinator: coordinator, configurationName: configurationName, at: url, options: options)
+    }
+
+    /// The open database, or an error naming the store when it is not open.
+    func openDatabase() throws -> DatabaseQueue {
+        if let database { return database }
+        throw PersistentStoreErrors.make(NSPersistentStoreOperationError, "The \(PersistentStoreErrors.name(of: self)) is not open.", stores: [self], url: url)
+    }
+
+    // MARK: Opening
+
+    open override func loadMetadata() throws {
+        guard let url else {
+            throw PersistentStoreErrors.make(NSPersistentStoreInvalidTypeError, "A SQLite store needs a file URL.", stores: [self])
+        }
+        let exists = FileManager.default.fileExists(atPath: url.path)
+        if !exists && isReadOnly {
+            throw PersistentStoreErrors.make(NSFileReadNoSuchFileError, "There is no SQLite store at \(url.path) to open read-only.",
+                                             stores: [self], url: url, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        if !exists {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        let queue = try openQueue(at: url)
+        let stored: [String: Any]?
+        do {
+            stored = try queue.read { db in try Self.readMetadata(db) }
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw corrupt(error)
+        }
+        if let stored {
+            if let storedType = stored[NSStoreTypeKey] as? String, storedType != type {
+                throw PersistentStoreErrors.make(NSPersistentStoreInvalidTypeError,
+                    "The store at \(url.path) is a \(storedType) store, not a \(type) store.", stores: [self], url: url)
+            }
+            try queue.read { db in try checkCompatibility(storedMetadata: stored, database: db) }
+            identifier = stored[NSStoreUUIDKey] as? String ?? identifier
+            database = queue
+            lock.withLock { super.metadata = stored }
+        } else {
+            if isReadOnly {
+                throw corrupt(nil)
+            }
+            let fresh = freshMetadata()
+            try queue.write { db in
+                try createSchema(db)
+                try Self.writeMetadata(fresh, to: db)
+            }
+            database = queue
+            lock.withLock { super.metadata = fresh }
+        }
+        try applyPragmaOptions(queue)
+    }
+
+    /// Opens the file with the pragmas Core Data sets.
+    private func openQueue(at url: URL) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.readonly = isReadOnly
+        configuration.label = "OpenCoreData.SQLiteStore"
+        let wantsWAL = (pragmaOptions["journal_mode"].map { $0.uppercased() == "WAL" }) ?? true
+        let readOnly = isReadOnly
+        configuration.prepareDatabase { db in
+            guard !readOnly else { return }
+            // auto_vacuum only takes effect before the first table is created.
+            try db.execute(sql: "PRAGMA auto_vacuum = 2")
+            if wantsWAL { try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA recursive_triggers = ON")
+        }
+        do {
+            return try DatabaseQueue(path: url.path, configuration: configuration)
+        } catch {
+            throw corrupt(error)
+        }
+    }
+
+    /// `NSSQLitePragmasOption` as pragma name → value text.
+    var pragmaOptions: [String: String] {
+        guard let pragmas = options?[NSSQLitePragmasOption] as? [AnyHashable: Any] else { return [:] }
+        var result: [String: String] = [:]
+        for (key, value) in pragmas {
+            guard let name = key as? String else { continue }
+            result[name.lowercased()] = "\(value)"
+        }
+        return result
+    }
+
+    /// Runs each pragma of `NSSQLitePragmasOption`. Pragma values can't be bound parameters,
+    /// so names and values are checked to be plain words or numbers before they are written.
+    private func applyPragmaOptions(_ queue: DatabaseQueue) throws {
+        for (name, value) in pragmaOptions.sorted(by: { $0.key < $1.key }) {
+            let plain = { (text: String) in !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == ".") } }
+            guard plain(name), plain(value) else {
+                throw PersistentStoreErrors.make(NSPersistentStoreInvalidTypeError,
+                    "NSSQLitePragmasOption: '\(name)' = '\(value)' is not a pragma name and plain value.", stores: [self], url: url)
+            }
+            if isReadOnly && (name == "journal_mode" || name == "auto_vacuum") { continue }
+            try queue.writeWithoutTransaction { db in _ = try Row.fetchAll(db, sql: "PRAGMA \(name) = \(value)") }
+        }
+    }
+
+    /// Creates the tables, indexes and `Z_PRIMARYKEY` rows of ``schema``.
+    func createSchema(_ db: Database) throws {
+        for statement in schema.createStatements(dialect: dialect) {
+            try db.execute(sql: statement)
+        }
+        for row in schema.primaryKeyRows {
+            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                           arguments: [row.entity, row.name, row.superEntity])
+        }
+    }
+
+    /// The metadata of a new store (as Apple writes it, plus the user keys set later).
+    func freshMetadata() -> [String: Any] {
+        var result: [String: Any] = [
+            NSStoreTypeKey: type, NSStoreUUIDKey: identifier ?? UUID().uuidString,
+            NSStoreModelVersionHashesVersionKey: 3, NSPersistenceFrameworkVersionKey: 1,
+            "_NSAutoVacuumLevel": "2",
+        ]
+        if let model = managedObjectModel {
+            let entities = model.entities(forConfigurationName: configurationName) ?? model.entities
+            result[NSStoreModelVersionHashesKey] = Dictionary(
+                entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } },
+                uniquingKeysWith: { first, _ in first })
+            result[NSStoreModelVersionIdentifiersKey] = model.versionIdentifiers.map { "\($0.base)" }.sorted()
+        }
+        return result
+    }
+
+    /// NSFileReadCorruptFileError (259) naming the file.
+    func corrupt(_ underlying: Error?) -> NSError {
+        PersistentStoreErrors.make(NSFileReadCorruptFileError,
+            "The file at \(url?.path ?? "?") is not a Core Data SQLite store\(underlying.map { ": \($0)" } ?? "").",
+            stores: [self], url: url, underlying: underlying,
+            userInfo: url.map { [NSFilePathErrorKey: $0.path] } ?? [:])
+    }
+
+    // MARK: Metadata
+
+    open override var metadata: [String: Any]! {
+        get { lock.withLock { super.metadata } }
+        set {
+            var merged = newValue ?? [:]
+            merged[NSStoreTypeKey] = type
+            merged[NSStoreUUIDKey] = identifier
+            lock.withLock { super.metadata = merged }
+        }
+    }
+
+    /// Writes ``metadata`` into `Z_METADATA` inside a save's transaction.
+    func writeCurrentMetadata(_ db: Database) throws {
+        try Self.writeMetadata(metadata ?? [:], to: db)
+    }
+
+    open override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw PersistentStoreErrors.make(NSFileReadNoSuchFileError, "There is no SQLite store at \(url.path).", url: url,
+                                             userInfo: [NSFilePathErrorKey: url.path])
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            if let metadata = try queue.read({ try readMetadata($0) }) { return metadata }
+        } catch {
+            throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store: \(error).",
+                                             url: url, underlying: error, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store.",
+                                         url: url, userInfo: [NSFilePathErrorKey: url.path])
+    }
+
+    open override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            guard let old = try readMetadata(db) else {
+                throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store.",
+                                                 url: url, userInfo: [NSFilePathErrorKey: url.path])
+            }
+            var merged = metadata ?? [:]
+            merged[NSStoreTypeKey] = NSSQLiteStoreType
+            merged[NSStoreUUIDKey] = old[NSStoreUUIDKey]
+            try writeMetadata(merged, to: db)
+        }
+    }
+
+    // MARK: The store protocol (SQLiteStore+Read.swift, SQLiteStore+Save.swift)
+
+    /// Rows by primary key, in batches of `Z_PK IN (…)`; IDs that no longer exist are left out.
+    open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
+        try readSnapshots(for: objectIDs)
+    }
+
+    /// A to-many relationship's destinations, through the inverse key or the join table.
+    open override func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
+        try readRelatedObjectIDs(for: relationship, of: objectID)
+    }
+
+    /// Runs a fetch request (see `runFetch(_:)`).
+    open override func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
+        try runFetch(request)
+    }
+
+    /// Keys from the root entity's `Z_MAX`.
+    open override func newObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID] {
+        try allocateObjectIDs(for: entity, count: count)
+    }
+
+    /// Read-only, IDs and `Z_OPT` conflicts (`NSManagedObjectMergeError`, 133020).
+    open override func checkSave(_ changes: StoreSaveChanges) throws {
+        try checkChanges(changes)
+    }
+
+    /// One transaction: deletes, inserts, updates (`WHERE Z_PK = ? AND Z_OPT = ?`), to-many
+    /// rows, `Z_MAX` and metadata.
+    open override func save(_ changes: StoreSaveChanges) throws {
+        try saveChanges(changes)
+    }
+
+    open override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
+        try? database?.close()
+        database = nil
+    }
+}

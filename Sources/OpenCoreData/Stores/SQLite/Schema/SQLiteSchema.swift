@@ -1,0 +1,155 @@
+import Foundation
+
+/// Core Data's SQL schema for a set of entities: pure names and shapes, computed from the model
+/// (DESIGN decision 5), checked against Apple-written stores.
+///
+/// The rules, each verified on the fixture stores or on published DDL of Apple-written stores:
+/// - **Entity numbers (`Z_ENT`):** root entities in alphabetical order, each followed depth-first
+///   by its subentities (siblings alphabetical). `Z_SUPER` is the superentity's number, 0 for a
+///   root. Primary keys are allocated per root entity (`Z_MAX` of subentities stays 0).
+/// - **Tables:** one per root entity, `Z` + the uppercased entity name; subentities share it.
+/// - **Columns:** `Z_PK`, `Z_ENT`, `Z_OPT`, then the property columns grouped by storage:
+///   integers (attributes, then to-one keys), then floating values (Date, Double, Float,
+///   Decimal, by name), then VARCHAR, then BLOB. Within a group, entities come in `Z_ENT` order
+///   and each entity's own properties by name. Transient properties get no column.
+/// - **To-one:** `Z<REL>`, followed by `Z<n>_<REL>` (the destination row's `Z_ENT`, `n` the
+///   destination's number) when the destination has subentities, and by `Z_FOK_<REL>` when the
+///   inverse is an ordered to-many.
+/// - **Many-to-many:** a join table `Z_<n><REL>` named after the side whose entity number is
+///   lower (ties: the relationship name), with one column per side, `Z_<m><NAME>` holding the
+///   primary key of the destination `m` of relationship `NAME`, the owner side's inverse first;
+///   ordered sides add `Z_FOK_<m><NAME>`. Join-table column names are unique across the schema:
+///   a repeated name gets a counter (`Z_4PARENTS1`), as in Apple-written stores.
+/// - **Indexes:** `<TABLE>_Z_ENT_INDEX` with subentities, `<TABLE>_Z<REL>_INDEX` per to-one key,
+///   `Z_<Entity>_UNIQUE_<a>_<b>` per uniqueness constraint and `Z_<Entity>_<name>` per fetch
+///   index, on `(<column> COLLATE BINARY ASC, …)`.
+struct SQLiteSchema: Sendable {
+    /// Every entity, in `Z_ENT` order.
+    let entities: [SQLEntityMapping]
+    /// The root tables, in root-entity order.
+    let tables: [SQLTableMapping]
+    /// The many-to-many join tables.
+    let joinTables: [SQLJoinTableMapping]
+
+    let entityIndexByName: [String: Int]
+
+    /// The entity with `name`.
+    func entity(named name: String) -> SQLEntityMapping? {
+        entityIndexByName[name].map { entities[$0] }
+    }
+
+    /// The entity numbered `number` (`Z_ENT`).
+    func entity(number: Int64) -> SQLEntityMapping? {
+        guard number >= 1, number <= Int64(entities.count) else { return nil }
+        return entities[Int(number) - 1]
+    }
+
+    /// The table that holds the rows of the entity with `name` (its root's table).
+    func table(forEntityNamed name: String) -> SQLTableMapping? {
+        guard let entity = entity(named: name) else { return nil }
+        return tables.first { $0.name == entity.tableName }
+    }
+
+    /// The join table of a many-to-many relationship (either side).
+    func joinTable(forRelationship relationship: String, ofEntity entity: String) -> SQLJoinTableMapping? {
+        guard let mapping = self.entity(named: entity)?.toMany[relationship],
+              case .joinTable(let name, _, _, _) = mapping else { return nil }
+        return joinTables.first { $0.name == name }
+    }
+}
+
+/// One entity: its number, table and the columns of its properties (inherited ones included).
+struct SQLEntityMapping: Sendable, Hashable {
+    /// The entity's name (`Z_NAME`).
+    let name: String
+    /// `Z_ENT`.
+    let number: Int64
+    /// `Z_SUPER`: the superentity's number, 0 for a root entity.
+    let superNumber: Int64
+    /// The root entity's name.
+    let rootName: String
+    /// The root entity's number, whose `Z_PRIMARYKEY` row allocates primary keys.
+    let rootNumber: Int64
+    /// The root table's name.
+    let tableName: String
+    /// This entity's number and its descendants' (for `Z_ENT IN (…)`).
+    let kindNumbers: [Int64]
+    /// The column of each persistent attribute (inherited included), by attribute name.
+    let attributes: [String: SQLAttributeColumn]
+    /// The columns of each persistent to-one relationship (inherited included).
+    let toOne: [String: SQLForeignKey]
+    /// How each persistent to-many relationship (inherited included) is stored.
+    let toMany: [String: SQLToManyMapping]
+
+    /// Whether rows of this entity share the table with other entities.
+    var isRoot: Bool { superNumber == 0 }
+}
+
+/// The column of one attribute.
+struct SQLAttributeColumn: Sendable, Hashable {
+    let attributeName: String
+    let column: String
+    let type: SQLColumnType
+    let attributeType: NSAttributeType
+}
+
+/// The columns of one to-one relationship.
+struct SQLForeignKey: Sendable, Hashable {
+    let relationshipName: String
+    /// `Z<REL>`: the destination's `Z_PK`.
+    let column: String
+    /// `Z<n>_<REL>`: the destination's `Z_ENT`, when the destination has subentities.
+    let entityColumn: String?
+    /// `Z_FOK_<REL>`: this row's position in the inverse ordered to-many.
+    let orderColumn: String?
+    /// The destination entity's name.
+    let destinationName: String
+}
+
+/// How a to-many relationship is stored.
+enum SQLToManyMapping: Sendable, Hashable {
+    /// Through the inverse to-one key on the destination's table: `table.column` holds the
+    /// source's `Z_PK`, `orderColumn` the position when ordered.
+    case inverseForeignKey(table: String, column: String, orderColumn: String?, destinationName: String)
+    /// Through a join table: `sourceColumn` holds this object's `Z_PK`, `destinationColumn`
+    /// the destination's, `orderColumn` the destination's position when this side is ordered.
+    case joinTable(name: String, sourceColumn: String, destinationColumn: String, orderColumn: String?)
+}
+
+/// A root table: its columns in Apple's order and its indexes.
+struct SQLTableMapping: Sendable, Hashable {
+    let name: String
+    let rootEntityName: String
+    /// Every column after `Z_PK`, `Z_ENT`, `Z_OPT`, in declaration order.
+    let columns: [SQLColumnDefinition]
+    let indexes: [SQLIndexDefinition]
+}
+
+/// A column of a table.
+struct SQLColumnDefinition: Sendable, Hashable {
+    let name: String
+    let type: SQLColumnType
+}
+
+/// An index of a table.
+struct SQLIndexDefinition: Sendable, Hashable {
+    let name: String
+    let table: String
+    /// Column terms as written (`ZOWNER`, or `ZNUMBERPLATE COLLATE BINARY ASC`).
+    let terms: [String]
+    let isUnique: Bool
+}
+
+/// A many-to-many join table.
+struct SQLJoinTableMapping: Sendable, Hashable {
+    let name: String
+    /// The two key columns, primary key in this order.
+    let firstColumn: String
+    let secondColumn: String
+    /// Order columns (`Z_FOK_<column>`), for ordered sides.
+    let orderColumns: [String]
+    /// The reverse index `<TABLE>_<second>_INDEX` on `(second, first)`.
+    var reverseIndex: SQLIndexDefinition {
+        SQLIndexDefinition(name: "\(name)_\(secondColumn)_INDEX", table: name, terms: [secondColumn, firstColumn], isUnique: false)
+    }
+}
