@@ -30,7 +30,7 @@ private final class CapturedLog: @unchecked Sendable {
 }
 
 /// A thread-safe counter for observers.
-private final class Counter: @unchecked Sendable {
+final class SQLStatementCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var events: [SQLDebugLog.Event] = []
     func add(_ event: SQLDebugLog.Event) { lock.withLock { events.append(event) } }
@@ -123,7 +123,7 @@ struct SQLiteLogTests {
     func observersAtLevelZero() throws {
         let captured = CapturedLog()
         let log = SQLDebugLog(level: .off, logger: captured.logger())
-        let counter = Counter()
+        let counter = SQLStatementCounter()
         let token = log.addObserver { counter.add($0) }
         #expect(log.isActive)
         let queue = try queue(log)
@@ -147,5 +147,38 @@ struct SQLiteLogTests {
         logger.logLevel = .error
         #expect(SQLDebugLog(level: .statements, logger: logger).logger.logLevel == .debug)
         #expect(SQLDebugLog(level: .off, logger: logger).logger.logLevel == .error)
+    }
+}
+
+@Suite("SQLite debug log in the store")
+struct SQLiteLogStoreTests {
+    @Test("The store traces its statements: a fetch is one SELECT, and firing the fetched faults runs none")
+    func storeStatementsAreObserved() throws {
+        let fixture = CompanyFixture(storeType: NSSQLiteStoreType)
+        let store = try #require(try fixture.addStore(options: [SQLDebugLog.levelOption: 0]) as? SQLiteStore)
+        #expect(store.sqlLog.level == .off)
+        try fixture.insertStandardData()
+
+        let counter = SQLStatementCounter()
+        store.sqlLog.addObserver { counter.add($0) }
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = fixture.coordinator
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        let employees = try context.fetch(request)
+        #expect(!employees.isEmpty)
+        let selects = counter.all.filter { $0.sql.hasPrefix("SELECT") }
+        #expect(selects.count == 1)
+        #expect(selects.first?.sql.contains("ZEMPLOYEE") == true)
+
+        let before = counter.all.count
+        for employee in employees { _ = employee.value(forKey: "name") }
+        #expect(counter.all.count == before)
+    }
+
+    @Test("The store's log level comes from its options")
+    func storeLevelFromOptions() throws {
+        let fixture = CompanyFixture(storeType: NSSQLiteStoreType)
+        let store = try #require(try fixture.addStore(options: [SQLDebugLog.levelOption: "2"]) as? SQLiteStore)
+        #expect(store.sqlLog.level == .boundValues)
     }
 }
