@@ -82,6 +82,20 @@ var targets: [Target] = [
     ),
 ]
 
+// `coredata-bench` (issue 6): each workload through raw SQLite (the C API, via GRDB's
+// `GRDBSQLite` system module), GRDB records, and OpenCoreData's SQLite store. Run it in release:
+// `swift run -c release coredata-bench [--json] [--scale 0.1]`.
+products.append(.executable(name: "coredata-bench", targets: ["coredata-bench"]))
+targets.append(.executableTarget(
+    name: "coredata-bench",
+    dependencies: [
+        "OpenCoreData",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+    ],
+    path: "Benchmarks/CoreDataBench"
+))
+
 if !isApplePlatform {
     products.append(.library(name: "CoreData", targets: ["CoreData"]))
     targets.append(.target(name: "CoreData", dependencies: ["OpenCoreData"], path: "Sources/CoreData"))

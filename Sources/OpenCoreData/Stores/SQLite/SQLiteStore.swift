@@ -29,6 +29,10 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Serializes changes to the Swift-side state (metadata).
     let lock = NSRecursiveLock()
 
+    /// The store's SQL debug log (`OPENCOREDATA_SQL_DEBUG`, or the `SQLDebugLog.levelOption`
+    /// store option), traced on every connection the store opens.
+    public let sqlLog: SQLDebugLog
+
     open override class var storeType: String { NSSQLiteStoreType }
 
     public required init(persistentStoreCoordinator coordinator: NSPersistentStoreCoordinator?,
@@ -39,6 +43,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         } else {
             schema = SQLiteSchema(entities: [])
         }
+        sqlLog = SQLDebugLog(options: options)
         super.init(persistentStoreCoordinator: coordinator, configurationName: configurationName, at: url, options: options)
     }
 
@@ -100,6 +105,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var configuration = Configuration()
         configuration.readonly = isReadOnly
         configuration.label = "OpenCoreData.SQLiteStore"
+        sqlLog.install(in: &configuration)
         let wantsWAL = (pragmaOptions["journal_mode"].map { $0.uppercased() == "WAL" }) ?? true
         let readOnly = isReadOnly
         configuration.prepareDatabase { db in

@@ -1,0 +1,116 @@
+import Foundation
+import OpenCoreData
+
+/// The workloads through OpenCoreData: a coordinator with the SQLite store and a context, used
+/// the way an application uses Core Data (key-value access on `NSManagedObject`).
+enum OpenCoreDataWorkloads {
+    static func open(_ url: URL, model: NSManagedObjectModel) throws -> NSManagedObjectContext {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        context.undoManager = nil
+        return context
+    }
+
+    static func int(_ object: NSManagedObject, _ key: String) -> Int64 {
+        (object.value(forKey: key) as? Int64) ?? 0
+    }
+
+    static func w1Insert(_ url: URL, model: NSManagedObjectModel, count: Int, _ watch: inout Stopwatch) throws {
+        let context = try open(url, model: model)
+        let keys = BenchModel.itemKeys
+        let total = Int64(count)
+        watch.start()
+        try context.performAndWait {
+            for pk in 1...total {
+                let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+                for k in 0..<10 { item.setValue(BenchValues.item(pk, k, count: total), forKey: keys[k]) }
+            }
+            try context.save()
+        }
+        watch.stop()
+    }
+
+    static func w2FetchAll(_ url: URL, model: NSManagedObjectModel, _ watch: inout Stopwatch) throws -> Int64 {
+        let context = try open(url, model: model)
+        let keys = BenchModel.itemKeys
+        watch.start()
+        let sum = try context.performAndWait {
+            var sum: Int64 = 0
+            for item in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")) {
+                for key in keys { sum &+= int(item, key) }
+            }
+            return sum
+        }
+        watch.stop()
+        return sum
+    }
+
+    static func w3Query(_ url: URL, model: NSManagedObjectModel, rows: Int, queries: Int, _ watch: inout Stopwatch) throws -> Int64 {
+        let context = try open(url, model: model)
+        let keys = BenchModel.itemKeys
+        watch.start()
+        let sum = try context.performAndWait {
+            var sum: Int64 = 0
+            for query in 0..<queries {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+                let lower = RawWorkloads.w3Lower(query, rows: rows, queries: queries)
+                request.predicate = NSPredicate(format: "a0 >= %@ AND a2 < %@", argumentArray: [NSNumber(value: lower), NSNumber(value: 50)])
+                request.sortDescriptors = [NSSortDescriptor(key: "a0", ascending: true)]
+                request.fetchLimit = 100
+                for item in try context.fetch(request) {
+                    for key in keys { sum &+= int(item, key) }
+                }
+            }
+            return sum
+        }
+        watch.stop()
+        return sum
+    }
+
+    static func w4Prefetch(_ url: URL, model: NSManagedObjectModel, _ watch: inout Stopwatch) throws -> Int64 {
+        let context = try open(url, model: model)
+        watch.start()
+        let sum = try context.performAndWait {
+            var sum: Int64 = 0
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Parent")
+            request.relationshipKeyPathsForPrefetching = ["children"]
+            for parent in try context.fetch(request) {
+                let index = int(parent, "index")
+                for child in parent.value(forKey: "children") as? Set<NSManagedObject> ?? [] {
+                    sum &+= int(child, "value") &+ index
+                }
+            }
+            return sum
+        }
+        watch.stop()
+        return sum
+    }
+
+    static func w5Walk(_ url: URL, model: NSManagedObjectModel, batchSize: Int, _ watch: inout Stopwatch) throws -> Int64 {
+        let context = try open(url, model: model)
+        watch.start()
+        let sum = try context.performAndWait {
+            var sum: Int64 = 0
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.fetchBatchSize = batchSize
+            for item in try context.fetch(request) { sum &+= int(item, "a0") }
+            return sum
+        }
+        watch.stop()
+        return sum
+    }
+
+    static func w6Update(_ url: URL, model: NSManagedObjectModel, count: Int, token: Int64, _ watch: inout Stopwatch) throws {
+        let context = try open(url, model: model)
+        watch.start()
+        try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.predicate = NSPredicate(format: "a0 < %@", argumentArray: [NSNumber(value: count)])
+            for item in try context.fetch(request) { item.setValue(token, forKey: "a1") }
+            try context.save()
+        }
+        watch.stop()
+    }
+}

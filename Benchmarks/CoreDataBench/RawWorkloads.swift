@@ -1,0 +1,130 @@
+import Foundation
+
+/// Measures the timed part of a workload; setup before `start()` and checks after `stop()` are
+/// not counted.
+struct Stopwatch {
+    private var started: UInt64 = 0
+    private(set) var nanoseconds: UInt64 = 0
+
+    init() {}
+    init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
+
+    mutating func start() { started = DispatchTime.now().uptimeNanoseconds }
+    mutating func stop() { nanoseconds += DispatchTime.now().uptimeNanoseconds - started }
+    var seconds: Double { Double(nanoseconds) / 1e9 }
+}
+
+/// The connection settings the raw and GRDB engines use, matching what the SQLite store sets
+/// (WAL journal, synchronous NORMAL), so all three do the same I/O.
+let benchPragmas = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+
+/// The workloads through SQLite's C API: prepared statements, bound integers, column reads.
+/// This is the limit the other engines are measured against.
+enum RawWorkloads {
+    static let itemSelect = "SELECT Z_PK, \(BenchModel.itemColumns.joined(separator: ", ")) FROM ZITEM"
+
+    static func open(_ url: URL) throws -> RawDatabase {
+        let db = try RawDatabase(path: url.path)
+        try db.execute(benchPragmas)
+        return db
+    }
+
+    static func w1Insert(_ url: URL, count: Int, _ watch: inout Stopwatch) throws {
+        let db = try open(url)
+        let entity = try db.integer("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Item'")
+        watch.start()
+        try db.execute("BEGIN IMMEDIATE")
+        let base = try db.integer("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(entity)")
+        let insert = try db.prepare("INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, \(BenchModel.itemColumns.joined(separator: ", "))) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        let total = Int64(count)
+        for pk in (base + 1)...(base + total) {
+            insert.bind(pk, at: 1)
+            insert.bind(entity, at: 2)
+            for k in 0..<10 { insert.bind(BenchValues.item(pk, k, count: total), at: Int32(3 + k)) }
+            _ = try insert.step()
+            insert.reset()
+        }
+        try db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(base + total) WHERE Z_ENT = \(entity); COMMIT")
+        watch.stop()
+    }
+
+    static func w2FetchAll(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
+        let db = try open(url)
+        watch.start()
+        let select = try db.prepare(itemSelect)
+        var sum: Int64 = 0
+        while try select.step() {
+            for column in 1...10 { sum &+= select.int64(Int32(column)) }
+        }
+        watch.stop()
+        return sum
+    }
+
+    static func w3Query(_ url: URL, rows: Int, queries: Int, _ watch: inout Stopwatch) throws -> Int64 {
+        let db = try open(url)
+        watch.start()
+        let select = try db.prepare("\(itemSelect) WHERE ZA0 >= ? AND ZA2 < ? ORDER BY ZA0 LIMIT 100")
+        var sum: Int64 = 0
+        for query in 0..<queries {
+            select.bind(w3Lower(query, rows: rows, queries: queries), at: 1)
+            select.bind(50, at: 2)
+            while try select.step() {
+                for column in 1...10 { sum &+= select.int64(Int32(column)) }
+            }
+            select.reset()
+        }
+        watch.stop()
+        return sum
+    }
+
+    /// The lower bound of `a0` for query `query` of W3: spread over the whole range.
+    static func w3Lower(_ query: Int, rows: Int, queries: Int) -> Int64 {
+        Int64(query) * Int64(rows) / Int64(max(queries, 1))
+    }
+
+    static func w4Join(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
+        let db = try open(url)
+        watch.start()
+        let select = try db.prepare("SELECT p.Z_PK, p.ZINDEX, c.Z_PK, c.ZVALUE FROM ZPARENT p JOIN ZCHILD c ON c.ZPARENT = p.Z_PK")
+        var sum: Int64 = 0
+        while try select.step() {
+            sum &+= select.int64(3) &+ select.int64(1)
+        }
+        watch.stop()
+        return sum
+    }
+
+    static func w5Walk(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
+        let db = try open(url)
+        watch.start()
+        let select = try db.prepare(itemSelect)
+        var sum: Int64 = 0
+        while try select.step() { sum &+= select.int64(1) }
+        watch.stop()
+        return sum
+    }
+
+    /// Reads the 10,000 items with `a0 < count` (through the index) and sets `a1` of each to
+    /// `token`, bumping `Z_OPT`, in one transaction.
+    static func w6Update(_ url: URL, count: Int, token: Int64, _ watch: inout Stopwatch) throws {
+        let db = try open(url)
+        watch.start()
+        try db.execute("BEGIN IMMEDIATE")
+        let select = try db.prepare("SELECT Z_PK, Z_OPT, ZA1 FROM ZITEM WHERE ZA0 < ?")
+        select.bind(Int64(count), at: 1)
+        var rows: [(Int64, Int64)] = []
+        rows.reserveCapacity(count)
+        while try select.step() { rows.append((select.int64(0), select.int64(1))) }
+        let update = try db.prepare("UPDATE ZITEM SET ZA1 = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?")
+        for (pk, version) in rows {
+            update.bind(token, at: 1)
+            update.bind(version + 1, at: 2)
+            update.bind(pk, at: 3)
+            update.bind(version, at: 4)
+            _ = try update.step()
+            update.reset()
+        }
+        try db.execute("COMMIT")
+        watch.stop()
+    }
+}

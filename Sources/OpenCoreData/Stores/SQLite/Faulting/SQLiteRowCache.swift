@@ -1,0 +1,102 @@
+import Foundation
+
+/// The row cache of an SQLite store: the last snapshot read of each row, keyed by object ID and
+/// checked against the row's `Z_OPT`, so that re-fetching an unchanged row reuses the snapshot
+/// instead of decoding its columns again, and firing a fault whose row was just fetched runs no
+/// SQL at all.
+///
+/// The store owns one cache; every context of the store's coordinator goes through that store,
+/// so the cache is shared by all of them (Apple's row cache is likewise per coordinator).
+/// It is bounded: past ``capacity`` rows the oldest entries are evicted first, so walking a
+/// million rows in batches keeps memory flat. Thread-safe.
+final class SQLiteRowCache: @unchecked Sendable {
+    /// The most rows kept.
+    let capacity: Int
+
+    private let lock = NSLock()
+    private var entries: [NSManagedObjectID: ObjectSnapshot] = [:]
+    /// Insertion order, oldest first from `head`; keys may be stale (removed or re-inserted).
+    private var order: [NSManagedObjectID] = []
+    private var head = 0
+    private(set) var hits = 0
+    private(set) var misses = 0
+
+    init(capacity: Int = 20_000) {
+        self.capacity = max(capacity, 1)
+    }
+
+    var count: Int { lock.withLock { entries.count } }
+
+    /// The cached snapshot of `objectID` if it was read at `version`; counts a hit or a miss.
+    func snapshot(for objectID: NSManagedObjectID, version: Int64) -> ObjectSnapshot? {
+        lock.withLock {
+            if let snapshot = entries[objectID], snapshot.version == version {
+                hits += 1
+                return snapshot
+            }
+            misses += 1
+            return nil
+        }
+    }
+
+    /// The cached snapshot of `objectID` whatever its version (the store uses it to fire a
+    /// fault whose row it fetched moments ago; saves keep it current).
+    func snapshot(for objectID: NSManagedObjectID) -> ObjectSnapshot? {
+        lock.withLock {
+            if let snapshot = entries[objectID] {
+                hits += 1
+                return snapshot
+            }
+            misses += 1
+            return nil
+        }
+    }
+
+    /// Whether `objectID` has a cached snapshot (counts nothing).
+    func contains(_ objectID: NSManagedObjectID) -> Bool {
+        lock.withLock { entries[objectID] != nil }
+    }
+
+    /// Keeps `snapshot`, replacing an older one of the same object, and evicts the oldest rows
+    /// past the capacity.
+    func insert(_ snapshot: ObjectSnapshot) {
+        lock.withLock {
+            if entries.updateValue(snapshot, forKey: snapshot.objectID) == nil {
+                order.append(snapshot.objectID)
+            }
+            while entries.count > capacity, head < order.count {
+                let oldest = order[head]
+                head += 1
+                entries.removeValue(forKey: oldest)
+            }
+            compactOrderIfNeeded()
+        }
+    }
+
+    func insert<S: Sequence>(contentsOf snapshots: S) where S.Element == ObjectSnapshot {
+        for snapshot in snapshots { insert(snapshot) }
+    }
+
+    /// Forgets `objectIDs` (deleted rows, or rows a save rewrote without a new snapshot).
+    func remove<S: Sequence>(_ objectIDs: S) where S.Element == NSManagedObjectID {
+        lock.withLock {
+            for objectID in objectIDs { entries.removeValue(forKey: objectID) }
+        }
+    }
+
+    func removeAll() {
+        lock.withLock {
+            entries.removeAll()
+            order.removeAll()
+            head = 0
+        }
+    }
+
+    /// Drops stale keys from the order list once they are most of it.
+    private func compactOrderIfNeeded() {
+        guard order.count > 2 * capacity + 64 else { return }
+        var seen = Set<NSManagedObjectID>()
+        order = order[head...].filter { entries[$0] != nil && seen.insert($0).inserted }
+        head = 0
+    }
+}

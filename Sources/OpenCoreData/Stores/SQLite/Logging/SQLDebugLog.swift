@@ -1,0 +1,182 @@
+import Foundation
+import GRDB
+import Logging
+
+/// The SQL debug log of one SQLite store: OpenCoreData's `-com.apple.CoreData.SQLDebug`.
+///
+/// The level comes from the environment variable `OPENCOREDATA_SQL_DEBUG` (read once, when the
+/// store creates its log) or from the store option ``SQLDebugLog/levelOption``, which wins:
+/// - 0 (or unset): nothing is logged;
+/// - 1: each statement (`sql: SELECT … WHERE Z_PK = ?`) and its execution time, plus the store's
+///   annotations (`total fetch execution time: 0.0012s for 5 rows.`);
+/// - 2: also the statement with its bound values (`details: bound: … WHERE Z_PK = 42`);
+/// - 3: also the values of every row the store reads (when the store reports them).
+///
+/// Messages go through swift-log to the log's ``logger`` at `.debug` (the logger's level is
+/// lowered to `.debug` when the log is on). There is no global state: each store owns one log,
+/// installs it on its GRDB connections with ``install(on:)`` (or ``install(in:)``), and reports
+/// fetch annotations with ``annotate(_:)``.
+///
+/// Observers (``addObserver(_:)``) see every statement whatever the level. Tests use them to
+/// count the statements a fetch or a fault runs.
+///
+/// Differs from Apple: Apple's log goes to `os_log`/stderr with a `CoreData: ` prefix; ours goes
+/// through swift-log with the label `OpenCoreData.SQL`, and level 2 prints the statement with its
+/// values expanded (SQLite's `sqlite3_expanded_sql`) rather than one `bind[i]` line per value.
+public final class SQLDebugLog: @unchecked Sendable {
+    /// The environment variable that sets the level (`1`, `2` or `3`).
+    public static let environmentVariable = "OPENCOREDATA_SQL_DEBUG"
+    /// The store option that sets the level (an `Int` or a numeric `String`); it wins over the
+    /// environment. Not in Apple's API.
+    public static let levelOption = "OpenCoreDataSQLDebugLevel"
+    /// The label of the logger a store's log creates.
+    public static let loggerLabel = "OpenCoreData.SQL"
+
+    /// How much the log prints.
+    public enum Level: Int, Comparable, Sendable, CaseIterable {
+        case off = 0
+        /// Statements, their execution times and the store's annotations.
+        case statements = 1
+        /// Also bound values.
+        case boundValues = 2
+        /// Also the values of each row read.
+        case rows = 3
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        /// The level a setting names: an integer (clamped to 0…3), or `YES`/`true` for 1.
+        /// Anything else, and nil, is `.off`.
+        public init(setting: Any?) {
+            switch setting {
+            case let number as Int: self = Level(rawValue: min(max(number, 0), 3)) ?? .off
+            case let number as NSNumber: self = Level(setting: number.intValue)
+            case let text as String:
+                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                if let number = Int(trimmed) {
+                    self = Level(setting: number)
+                } else {
+                    self = ["yes", "true", "on"].contains(trimmed.lowercased()) ? .statements : .off
+                }
+            default: self = .off
+            }
+        }
+    }
+
+    /// One executed statement, as observers see it.
+    public struct Event: Sendable {
+        /// The SQL with `?` placeholders.
+        public var sql: String
+        /// The SQL with bound values expanded; only filled at level 2 or above.
+        public var expandedSQL: String?
+        /// How long SQLite took to run it.
+        public var duration: TimeInterval
+    }
+
+    /// The level, fixed when the log is created.
+    public let level: Level
+    /// Where messages go.
+    public let logger: Logger
+
+    private let lock = NSLock()
+    private var observers: [Int: @Sendable (Event) -> Void] = [:]
+    private var nextObserver = 0
+
+    /// A log at `level` writing to `logger` (whose level is lowered to `.debug` when `level` is
+    /// not `.off`).
+    public init(level: Level, logger: Logger = Logger(label: SQLDebugLog.loggerLabel)) {
+        self.level = level
+        var logger = logger
+        if level > .off, logger.logLevel > .debug { logger.logLevel = .debug }
+        self.logger = logger
+    }
+
+    /// A store's log: the level from `options` (``levelOption``) or else from `environment`.
+    public convenience init(options: [AnyHashable: Any]?,
+                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            logger: Logger = Logger(label: SQLDebugLog.loggerLabel)) {
+        self.init(level: SQLDebugLog.level(options: options, environment: environment), logger: logger)
+    }
+
+    /// The level a store with `options` logs at in `environment`.
+    public static func level(options: [AnyHashable: Any]?, environment: [String: String]) -> Level {
+        if let setting = options?[levelOption] { return Level(setting: setting) }
+        return Level(setting: environment[environmentVariable])
+    }
+
+    /// Whether statements need tracing at all (the log is on or someone observes it).
+    public var isActive: Bool {
+        level > .off || lock.withLock { !observers.isEmpty }
+    }
+
+    /// Calls `observer` after every statement, whatever the level, until
+    /// ``removeObserver(_:)``. Returns the token to remove it.
+    @discardableResult
+    public func addObserver(_ observer: @escaping @Sendable (Event) -> Void) -> Int {
+        lock.withLock {
+            nextObserver += 1
+            observers[nextObserver] = observer
+            return nextObserver
+        }
+    }
+
+    /// Stops calling the observer `token` names.
+    public func removeObserver(_ token: Int) {
+        _ = lock.withLock { observers.removeValue(forKey: token) }
+    }
+
+    // MARK: Hooks for the store
+
+    /// Traces every statement `db` runs into this log. Call it once per connection (from the
+    /// configuration's `prepareDatabase`, or use ``install(in:)``). Observers added later are
+    /// seen too.
+    public func install(on db: Database) {
+        db.trace(options: .profile) { [self] event in
+            guard case let .profile(statement, duration) = event else { return }
+            record(sql: statement.sql, expandedSQL: { statement.expandedSQL }, duration: duration)
+        }
+    }
+
+    /// Adds ``install(on:)`` to the connections `configuration` opens.
+    public func install(in configuration: inout Configuration) {
+        configuration.prepareDatabase { [self] db in install(on: db) }
+    }
+
+    /// Logs one statement: the trace hook calls it, and a store that runs SQL outside GRDB can
+    /// too. `expandedSQL` is only evaluated at level 2 or above.
+    public func record(sql: String, expandedSQL: () -> String, duration: TimeInterval) {
+        let current = lock.withLock { Array(observers.values) }
+        guard level > .off || !current.isEmpty else { return }
+        let expanded = level >= .boundValues ? expandedSQL() : nil
+        if level > .off {
+            logger.debug("sql: \(sql)")
+            if let expanded { logger.debug("details: bound: \(expanded)") }
+            logger.debug("annotation: sql execution time: \(Self.seconds(duration))s")
+        }
+        let event = Event(sql: sql, expandedSQL: expanded, duration: duration)
+        for observer in current { observer(event) }
+    }
+
+    /// Logs one of the store's annotations at level 1 or above, e.g.
+    /// `total fetch execution time: 0.0012s for 5 rows.`
+    public func annotate(_ message: @autoclosure () -> String) {
+        guard level > .off else { return }
+        logger.debug("annotation: \(message())")
+    }
+
+    /// The annotation the store makes after a fetch: rows and total time.
+    public func fetched(rows: Int, duration: TimeInterval) {
+        annotate("total fetch execution time: \(Self.seconds(duration))s for \(rows) rows.")
+    }
+
+    /// Whether the store should report the rows it reads with ``row(_:)``.
+    public var logsRows: Bool { level >= .rows }
+
+    /// Logs the values of one row read (level 3).
+    public func row(_ values: @autoclosure () -> [String: Any]) {
+        guard level >= .rows else { return }
+        let text = values().sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+        logger.debug("details: row: \(text)")
+    }
+
+    static func seconds(_ duration: TimeInterval) -> String { String(format: "%.4f", duration) }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+@Suite("SQLite faulting building blocks: batched arrays, batch faulting, row cache")
+struct SQLiteFaultingTests {
+    // MARK: fetchBatchSize array
+
+    @Test("A batched array loads one batch per batch walked, and holds at most two batches")
+    func batchedArrayWalk() {
+        var loadedSlices: [[Int]] = []
+        let array = FetchBatchedArray<Int, String>(keys: Array(1...1_050), batchSize: 100) { keys in
+            loadedSlices.append(Array(keys))
+            return keys.map { "row \($0)" }
+        }
+        #expect(array.count == 1_050)
+        #expect(loadedSlices.isEmpty)
+        var seen = 0
+        var maxHeld = 0
+        for (offset, element) in array.enumerated() {
+            #expect(element == "row \(offset + 1)")
+            seen += 1
+            maxHeld = max(maxHeld, array.heldElementCount)
+        }
+        #expect(seen == 1_050)
+        #expect(array.loads == 11)
+        #expect(loadedSlices.map(\.count) == Array(repeating: 100, count: 10) + [50])
+        #expect(loadedSlices.first == Array(1...100))
+        #expect(maxHeld <= 200)
+    }
+
+    @Test("Random access reloads only batches no longer held")
+    func batchedArrayRandomAccess() {
+        let array = FetchBatchedArray<Int, Int>(keys: Array(0..<1_000), batchSize: 10) { keys in keys.map { $0 * 2 } }
+        #expect(array[5] == 10)
+        #expect(array[15] == 30)
+        #expect(array[7] == 14)      // batch 0 still held
+        #expect(array.loads == 2)
+        #expect(array[995] == 1_990) // evicts batch 1 (least recently used)
+        #expect(array[3] == 6)       // batch 0 still held
+        #expect(array.loads == 3)
+        #expect(array[12] == 24)     // batch 1 reloaded
+        #expect(array.loads == 4)
+        #expect(array.heldElementCount <= 20)
+    }
+
+    @Test("An empty batched array never loads")
+    func batchedArrayEmpty() {
+        let array = FetchBatchedArray<Int, Int>(keys: [], batchSize: 500) { _ in
+            Issue.record("loader called")
+            return []
+        }
+        #expect(array.isEmpty)
+        #expect(Array(array).isEmpty)
+        #expect(array.loads == 0)
+    }
+
+    // MARK: Batch faulting
+
+    private func ids(_ count: Int, entityName: String = "Employee") -> (NSPersistentStore, [NSManagedObjectID], NSEntityDescription) {
+        let model = CompanyModel.make()
+        let entity = model.entitiesByName[entityName]!
+        let store = NSPersistentStore(type: "SQLite", configurationName: nil, at: nil, options: nil)
+        return (store, (1...count).map { NSManagedObjectID(entity: entity, store: store, primaryKey: Int64($0)) }, entity)
+    }
+
+    @Test("Firing one fault batches other unloaded faults of the same entity and store, bounded")
+    func batchOfFaults() {
+        let (store, employees, _) = ids(300)
+        let model = CompanyModel.make()
+        let other = NSManagedObjectID(entity: model.entitiesByName["Department"]!, store: store, primaryKey: 9)
+        let elsewhere = NSManagedObjectID(entity: employees[0].entity,
+                                          store: NSPersistentStore(type: "SQLite", configurationName: nil, at: nil, options: nil),
+                                          primaryKey: 7)
+        let loaded: Set<NSManagedObjectID> = [employees[1], employees[2]]
+        let batch = BatchFaulting.batch(firing: employees[10], candidates: [other, elsewhere] + employees,
+                                        isLoaded: { loaded.contains($0) })
+        #expect(batch.count == BatchFaulting.defaultBatchSize)
+        #expect(batch.first == employees[10])
+        #expect(!batch.contains(other) && !batch.contains(elsewhere))
+        #expect(!batch.contains(employees[1]) && !batch.contains(employees[2]))
+        #expect(Set(batch).count == batch.count)
+        #expect(Array(batch.dropFirst().prefix(3)) == [employees[0], employees[3], employees[4]])
+    }
+
+    @Test("A batch of one when the limit is one or nothing else is a fault")
+    func batchOfOne() {
+        let (_, employees, _) = ids(5)
+        #expect(BatchFaulting.batch(firing: employees[0], candidates: employees, limit: 1, isLoaded: { _ in false }) == [employees[0]])
+        #expect(BatchFaulting.batch(firing: employees[0], candidates: employees, isLoaded: { _ in true }) == [employees[0]])
+    }
+
+    @Test("Z_PK IN lists are chunked under the parameter limit", arguments: [0, 1, 499, 500, 501, 1_234])
+    func chunks(count: Int) {
+        let keys = (0..<count).map(Int64.init)
+        let chunks = BatchFaulting.chunks(keys)
+        #expect(chunks.allSatisfy { $0.count <= BatchFaulting.maximumParameters && !$0.isEmpty })
+        #expect(chunks.flatMap { $0 } == keys)
+        #expect(chunks.count == (count + BatchFaulting.maximumParameters - 1) / BatchFaulting.maximumParameters)
+        #expect(BatchFaulting.placeholders(3) == "?, ?, ?")
+    }
+
+    // MARK: Row cache
+
+    @Test("The row cache answers only for the version it read (Z_OPT), and counts hits")
+    func rowCacheVersions() {
+        let (_, employees, _) = ids(3)
+        let cache = SQLiteRowCache(capacity: 10)
+        cache.insert(ObjectSnapshot(objectID: employees[0], values: ["name": "Ann"], version: 2))
+        #expect(cache.snapshot(for: employees[0], version: 2)?.values["name"] as? String == "Ann")
+        #expect(cache.snapshot(for: employees[0], version: 3) == nil)
+        #expect(cache.snapshot(for: employees[1], version: 1) == nil)
+        #expect(cache.hits == 1 && cache.misses == 2)
+
+        cache.insert(ObjectSnapshot(objectID: employees[0], values: ["name": "Ann B"], version: 3))
+        #expect(cache.snapshot(for: employees[0], version: 3)?.values["name"] as? String == "Ann B")
+        #expect(cache.count == 1)
+        cache.remove([employees[0]])
+        #expect(cache.snapshot(for: employees[0]) == nil)
+    }
+
+    @Test("The row cache is bounded and evicts the oldest rows first")
+    func rowCacheBound() {
+        let (_, employees, _) = ids(1_000)
+        let cache = SQLiteRowCache(capacity: 100)
+        for id in employees { cache.insert(ObjectSnapshot(objectID: id, version: 1)) }
+        #expect(cache.count == 100)
+        #expect(!cache.contains(employees[0]))
+        #expect(!cache.contains(employees[899]))
+        #expect(cache.contains(employees[900]) && cache.contains(employees[999]))
+        // Re-inserting an existing row does not grow the cache or evict anything.
+        cache.insert(ObjectSnapshot(objectID: employees[950], version: 2))
+        #expect(cache.count == 100 && cache.contains(employees[900]))
+        cache.removeAll()
+        #expect(cache.count == 0)
+    }
+}
