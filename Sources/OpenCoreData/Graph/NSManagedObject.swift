@@ -80,7 +80,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, @unchecked Sendable 
     private func applyDefaultValues() {
         for attribute in entity.attributesByName.values {
             if let value = attribute.defaultValue {
-                storage[attribute.name] = ManagedValueConversion.coerce(value, to: attribute) ?? value
+                storage[attribute.name] = PropertyValueCoercion.stored(value, for: attribute)
             }
         }
     }
