@@ -13,7 +13,7 @@
 ///   typed ``managedValue(forKey:)`` and ``setManagedValue(_:forKey:)``).
 /// - Keys that are not properties of the entity trap with "entity Run has no property 'foo'"
 ///   instead of raising `NSUnknownKeyException`; ``valueThrowing(forKey:)`` throws instead.
-open class NSManagedObject: NSObject, NSFetchRequestResult, @unchecked Sendable {
+open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The entity of the object.
     public let entity: NSEntityDescription
 
