@@ -69,4 +69,27 @@ struct ManagedObjectEdgeTests {
         #expect(tracks[3].value(forKey: "playlist") == nil)
         #expect((list.value(forKey: "tracks") as? NSOrderedSet)?.array as? [NSManagedObject] == [tracks[0], tracks[2], tracks[1]])
     }
+
+    @Test func refusedRelationshipAndFetchedPropertyValuesThrowNamingTheKey() throws {
+        let counter = GraphTestModel.entity("Counter")
+        let fetched = NSFetchedPropertyDescription()
+        fetched.name = "others"
+        counter.properties = [GraphTestModel.attribute("count", .integer32AttributeType), fetched]
+        let model = NSManagedObjectModel()
+        model.entities = [counter]
+        let object = GraphTestModel.insert("Counter", GraphTestModel.context(model: model))
+        let readOnly = ManagedObjectAccessError.readOnlyProperty(entity: "Counter", key: "others")
+        #expect(throws: readOnly) { try object.setValueThrowing([], forKey: "others") }
+        #expect(readOnly.description == "Property 'others' of entity Counter is a fetched property and can't be set")
+
+        let context = GraphTestModel.context()
+        let klass = GraphTestModel.insert("ClassEntity", context)
+        let refused = ManagedObjectAccessError.unacceptableRelationshipValue(entity: "ClassEntity", key: "students", given: "String")
+        #expect(throws: refused) { try klass.setValueThrowing("everyone", forKey: "students") }
+        #expect(refused.description == "Unacceptable value for relationship 'students' of entity ClassEntity: given String")
+        #expect(ManagedObjectAccessError.notToMany(entity: "ClassEntity", key: "name").description
+                == "Property 'name' of entity ClassEntity is not a to-many relationship")
+        // Nothing was stored by the refused calls.
+        #expect((klass.value(forKey: "students") as? Set<NSManagedObject>)?.isEmpty == true)
+    }
 }
