@@ -92,4 +92,18 @@ struct ManagedObjectEdgeTests {
         // Nothing was stored by the refused calls.
         #expect((klass.value(forKey: "students") as? Set<NSManagedObject>)?.isEmpty == true)
     }
+
+    @Test func aBoolSetOnAnIntegerAttributeIsKeptAndRefusedAtSave() throws {
+        let context = try GraphTestModel.storedContext()
+        let run = GraphTestModel.insert("Run", context, ["date": Date(timeIntervalSinceReferenceDate: 0)])
+        run.setValue(true, forKey: "processID")
+        #expect(run.value(forKey: "processID") as? Bool == true)
+        let error = try #require(throws: NSError.self) { try context.save() }
+        #expect(error.code == NSManagedObjectValidationError)
+        #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "processID")
+        run.setValue(Int8(4), forKey: "processID")
+        #expect(run.value(forKey: "processID") as? Int32 == 4)
+        try context.save()
+        #expect(!context.hasChanges)
+    }
 }
