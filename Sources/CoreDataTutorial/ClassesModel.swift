@@ -1,7 +1,7 @@
 import OpenCoreData
 
 /// A class of students (the seed's part 3): a name, its students and its monitor.
-public final class ClassEntity: NSManagedObject, @unchecked Sendable {
+public final class ClassEntity: NSManagedObject {
     @Managed public var name: String?
     @Managed public var students: Set<StudentEntity>
     @Managed public var monitor: StudentEntity?
@@ -32,7 +32,7 @@ public final class ClassEntity: NSManagedObject, @unchecked Sendable {
 }
 
 /// A student (the seed's part 3): a name and the class the student is in.
-public final class StudentEntity: NSManagedObject, @unchecked Sendable {
+public final class StudentEntity: NSManagedObject {
     @Managed public var name: String?
     @Managed public var inClass: ClassEntity?
 }

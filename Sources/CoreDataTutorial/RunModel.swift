@@ -4,7 +4,7 @@ import OpenCoreData
 ///
 /// The seed's `Run` class: `date` is set when the object is inserted, `processID` is checked by
 /// the model's validation predicate `SELF > 0`.
-public final class Run: NSManagedObject, @unchecked Sendable {
+public final class Run: NSManagedObject {
     @Managed public var date: Date
     @Managed public var processID: Int32
 

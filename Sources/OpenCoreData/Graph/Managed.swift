@@ -2,11 +2,11 @@
 /// value for the property's name, as `@NSManaged` does on Apple platforms.
 ///
 /// ```swift
-/// final class Run: NSManagedObject, @unchecked Sendable {
+/// final class Run: NSManagedObject {
 ///     @Managed var date: Date
 ///     @Managed var processID: Int32
 /// }
-/// final class ClassEntity: NSManagedObject, @unchecked Sendable {
+/// final class ClassEntity: NSManagedObject {
 ///     @Managed var name: String?
 ///     @Managed var monitor: StudentEntity?
 ///     @Managed(toManyAccessors: true) var students: Set<StudentEntity>
@@ -27,7 +27,8 @@
 ///   `addStudents(_:)` and `removeStudents(_:)`. Leave it off to write them yourself, for example
 ///   on top of `mutableSetValue(forKey:)`.
 ///
-/// In Swift 6 mode a subclass restates `@unchecked Sendable`, which `NSManagedObject` declares.
+/// `NSManagedObject` is not `Sendable`, as on Apple platforms: objects stay with their context,
+/// and their `objectID` (which is `Sendable`) is what crosses threads.
 ///
 /// Differs from Apple: `@NSManaged` needs the Objective-C runtime and fails to link on Linux;
 /// `@Managed` is a Swift macro and works everywhere. The property must be a `var` with an explicit

@@ -1,7 +1,5 @@
 /// Why a managed object refused a key-value coding call; the trapping forms print the same text.
 public enum ManagedObjectAccessError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The value's type does not fit the attribute (Apple: "Unacceptable type of value for attribute").
-    case unacceptableType(entity: String, key: String, expected: String, given: String)
     /// A to-many relationship was given something that is not a collection of managed objects,
     /// or a to-one relationship something that is not a managed object.
     case unacceptableRelationshipValue(entity: String, key: String, given: String)
@@ -14,8 +12,6 @@ public enum ManagedObjectAccessError: Error, Sendable, Equatable, CustomStringCo
 
     public var description: String {
         switch self {
-        case let .unacceptableType(entity, key, expected, given):
-            return "Unacceptable type of value for attribute '\(key)' of entity \(entity): expected \(expected), given \(given)"
         case let .unacceptableRelationshipValue(entity, key, given):
             return "Unacceptable value for relationship '\(key)' of entity \(entity): given \(given)"
         case let .readOnlyProperty(entity, key):
@@ -28,53 +24,10 @@ public enum ManagedObjectAccessError: Error, Sendable, Equatable, CustomStringCo
     }
 }
 
-/// Converts values to an attribute's Swift type, and values read from managed objects to the
-/// type an accessor asks for.
+/// Converts values read from managed objects to the type an accessor asks for, and reads the
+/// destinations of to-many values. What an attribute accepts is decided by
+/// ``PropertyValueCoercion`` alone.
 enum ManagedValueConversion {
-    /// `value` converted to the Swift type of `attribute`'s type (numbers to the attribute's width,
-    /// `NSString` to `String`…), or `nil` when it does not fit. Transformable and undefined
-    /// attributes take any value.
-    static func coerce(_ value: Any, to attribute: NSAttributeDescription) -> Any? {
-        switch attribute.attributeType {
-        case .integer16AttributeType: return integer(value).map { Int16(truncatingIfNeeded: $0) }
-        case .integer32AttributeType: return integer(value).map { Int32(truncatingIfNeeded: $0) }
-        case .integer64AttributeType: return integer(value)
-        case .doubleAttributeType: return NumericValue(value)?.doubleValue
-        case .floatAttributeType: return NumericValue(value).map { Float($0.doubleValue) }
-        case .decimalAttributeType: return NumericValue(value)?.decimalValue
-        case .booleanAttributeType:
-            if let b = value as? Bool { return b }
-            return integer(value).map { $0 != 0 }
-        case .stringAttributeType: return ValueComparison.string(value)
-        case .dateAttributeType: return value as? Date
-        case .binaryDataAttributeType: return (value as? Data) ?? (value as? NSData).map { Data($0) }
-        case .UUIDAttributeType: return (value as? UUID) ?? (value as? NSUUID).map { UUID(uuidString: $0.uuidString)! }
-        case .URIAttributeType: return value as? URL
-        case .objectIDAttributeType: return value as? NSManagedObjectID
-        case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType: return value
-        }
-    }
-
-    /// The coerced value, or the error naming the attribute.
-    static func coerceThrowing(_ value: Any, for attribute: NSAttributeDescription) throws -> Any {
-        guard let coerced = coerce(value, to: attribute) else {
-            throw ManagedObjectAccessError.unacceptableType(
-                entity: attribute.entity?.name ?? "?", key: attribute.name,
-                expected: attribute.attributeType.xcodeName, given: ValueComparison.typeName(value))
-        }
-        return coerced
-    }
-
-    private static func integer(_ value: Any) -> Int64? {
-        guard let number = NumericValue(value) else { return nil }
-        switch number {
-        case .integer(let v): return v
-        case .unsigned(let v): return Int64(truncatingIfNeeded: v)
-        case .double(let v): return v.isFinite && abs(v) < 9.2e18 ? Int64(v) : nil
-        case .decimal(let v): return NSDecimalNumber(decimal: v).int64Value
-        }
-    }
-
     /// Whether the attribute holds a number or Boolean (a scalar in generated classes).
     static func isScalar(_ attribute: NSAttributeDescription) -> Bool {
         switch attribute.attributeType {

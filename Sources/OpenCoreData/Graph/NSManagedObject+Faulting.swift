@@ -62,8 +62,11 @@ extension NSManagedObject {
                 } else if let destination = storage[relationship.name] as? NSManagedObject {
                     snapshot.values[relationship.name] = destination.objectID
                 }
-            case is NSAttributeDescription:
-                if let value = storage[property.name] { snapshot.values[property.name] = value }
+            case let attribute as NSAttributeDescription:
+                // Validation passed: the value converts to the attribute's exact Swift type.
+                if let value = storage[property.name] {
+                    snapshot.values[property.name] = PropertyValueCoercion.stored(value, for: attribute)
+                }
             default:
                 break
             }

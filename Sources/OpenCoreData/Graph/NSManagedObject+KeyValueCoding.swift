@@ -32,9 +32,10 @@ extension NSManagedObject: KeyValueCoding {
                 didChangeValue(forKey: key)
                 return
             }
-            let coerced = try value.map { try ManagedValueConversion.coerceThrowing($0, for: attribute) }
+            // A value of the wrong type or out of range is kept as given: validation reports it
+            // at save (1550, 1610, 1620), as Core Data does.
             willChangeValue(forKey: key)
-            setStoredValue(coerced, forKey: key)
+            setStoredValue(value.map { PropertyValueCoercion.stored($0, for: attribute) }, forKey: key)
             didChangeValue(forKey: key)
         case let relationship as NSRelationshipDescription:
             if relationship.isToMany {
@@ -142,7 +143,7 @@ extension NSManagedObject: KeyValueCoding {
             }
             setStoredValue(ObjectList(objects), forKey: key)
         } else if let attribute = property as? NSAttributeDescription, let value {
-            setStoredValue(ManagedValueConversion.coerce(value, to: attribute) ?? value, forKey: key)
+            setStoredValue(PropertyValueCoercion.stored(value, for: attribute), forKey: key)
         } else {
             setStoredValue(value, forKey: key)
         }

@@ -13,7 +13,7 @@
 ///   typed ``managedValue(forKey:)`` and ``setManagedValue(_:forKey:)``).
 /// - Keys that are not properties of the entity trap with "entity Run has no property 'foo'"
 ///   instead of raising `NSUnknownKeyException`; ``valueThrowing(forKey:)`` throws instead.
-open class NSManagedObject: NSObject, NSFetchRequestResult, @unchecked Sendable {
+open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The entity of the object.
     public let entity: NSEntityDescription
 
@@ -80,7 +80,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, @unchecked Sendable 
     private func applyDefaultValues() {
         for attribute in entity.attributesByName.values {
             if let value = attribute.defaultValue {
-                storage[attribute.name] = ManagedValueConversion.coerce(value, to: attribute) ?? value
+                storage[attribute.name] = PropertyValueCoercion.stored(value, for: attribute)
             }
         }
     }

@@ -81,26 +81,15 @@ extension NSManagedObjectContext {
     /// Runs the validation of every changed object and gathers the errors: one error is thrown
     /// as it is, several as `NSValidationMultipleErrorsError` (1560) with `NSDetailedErrorsKey`.
     func validateChanges() throws {
-        var errors: [NSError] = []
+        var errors: [Error] = []
         func collect(_ body: () throws -> Void) {
-            do { try body() } catch let error as NSError {
-                if error.domain == NSCocoaErrorDomain, error.code == NSValidationMultipleErrorsError,
-                   let details = error.userInfo[NSDetailedErrorsKey] as? [NSError] {
-                    errors += details
-                } else {
-                    errors.append(error)
-                }
-            }
+            do { try body() } catch { errors.append(error) }
         }
         for object in insertedList { collect { try object.validateForInsert() } }
         for object in updatedList { collect { try object.validateForUpdate() } }
         for object in deletedList { collect { try object.validateForDelete() } }
-        if errors.count == 1 { throw errors[0] }
-        if errors.count > 1 {
-            throw NSError(domain: NSCocoaErrorDomain, code: NSValidationMultipleErrorsError, userInfo: [
-                NSLocalizedDescriptionKey: "Multiple validation errors occurred.",
-                NSDetailedErrorsKey: errors,
-            ])
+        if let error = CoreDataErrorFactory.combining(errors, model: persistentStoreCoordinator?.managedObjectModel) {
+            throw error
         }
     }
 

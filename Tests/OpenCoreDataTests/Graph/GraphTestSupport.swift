@@ -150,7 +150,7 @@ final class NotificationRecorder: @unchecked Sendable {
 }
 
 /// Typed subclasses of the seed's classes and students, with hand-written accessors.
-final class StudentEntity: NSManagedObject, @unchecked Sendable {
+final class StudentEntity: NSManagedObject {
     var name: String? {
         get { managedValue(forKey: "name") }
         set { setManagedValue(newValue, forKey: "name") }
@@ -165,7 +165,7 @@ final class StudentEntity: NSManagedObject, @unchecked Sendable {
     }
 }
 
-final class ClassEntity: NSManagedObject, @unchecked Sendable {
+final class ClassEntity: NSManagedObject {
     var name: String? {
         get { managedValue(forKey: "name") }
         set { setManagedValue(newValue, forKey: "name") }
@@ -196,7 +196,7 @@ final class ClassEntity: NSManagedObject, @unchecked Sendable {
 }
 
 /// A subclass that records its lifecycle hooks.
-final class RecordingRun: NSManagedObject, @unchecked Sendable {
+final class RecordingRun: NSManagedObject {
     private(set) var events: [String] = []
 
     override func awakeFromInsert() {

@@ -42,14 +42,36 @@ struct ManagedObjectTests {
         #expect(throws: KeyValueCodingError.self) { try run.setValueThrowing(1, forKey: "foo") }
     }
 
-    @Test func wrongValueTypesThrowNamingTheAttribute() {
-        let context = GraphTestModel.context()
+    @Test func wrongValueTypesAreKeptAndFailTheSaveWith1550() throws {
+        let context = try GraphTestModel.storedContext()
         let run = GraphTestModel.insert("Run", context)
-        #expect(throws: ManagedObjectAccessError.unacceptableType(entity: "Run", key: "processID", expected: "Integer 32", given: "String")) {
-            try run.setValueThrowing("seven", forKey: "processID")
-        }
+        try run.setValueThrowing("seven", forKey: "processID")
+        #expect(run.value(forKey: "processID") as? String == "seven")
+        let error = try #require(throws: NSError.self) { try context.save() }
+        #expect(error.code == NSManagedObjectValidationError)
+        #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "processID")
+        #expect(context.insertedObjects.contains(run))
+        run.setValue(7, forKey: "processID")
+        try context.save()
+        #expect(run.committedSnapshot?.values["processID"] as? Int32 == 7)
         let student = GraphTestModel.insert("StudentEntity", context)
         #expect(throws: ManagedObjectAccessError.self) { try student.setValueThrowing("class", forKey: "inClass") }
+    }
+
+    @Test func outOfRangeIntegersAreNotTruncatedAndFailTheSave() throws {
+        let context = try GraphTestModel.storedContext()
+        let student = GraphTestModel.insert("StudentEntity", context)
+        student.setValue(70000, forKey: "age")
+        #expect(student.value(forKey: "age") as? Int == 70000)
+        let error = try #require(throws: NSError.self) { try context.save() }
+        #expect(error.code == NSValidationNumberTooLargeError)
+        #expect(error.userInfo[NSValidationValueErrorKey] as? Int == 70000)
+        student.setValue(-70000, forKey: "age")
+        #expect(try #require(throws: NSError.self) { try context.save() }.code == NSValidationNumberTooSmallError)
+        student.setValue(Int64(12), forKey: "age")
+        try context.save()
+        // The snapshot given to the store holds the attribute's exact Swift type.
+        #expect(student.committedSnapshot?.values["age"] as? Int16 == 12)
     }
 
     @Test func keyPathsReadAndWriteThroughRelationships() throws {

@@ -18,7 +18,7 @@ struct ManagedValueConversionTests {
         Case(type: .doubleAttributeType, input: { 2 }, check: { $0 as? Double == 2 }),
         Case(type: .floatAttributeType, input: { 2.5 }, check: { $0 as? Float == 2.5 }),
         Case(type: .decimalAttributeType, input: { 3 }, check: { $0 as? Decimal == 3 }),
-        Case(type: .booleanAttributeType, input: { 1 }, check: { $0 as? Bool == true }),
+        Case(type: .booleanAttributeType, input: { NSNumber(value: 1) }, check: { $0 as? Bool == true }),
         Case(type: .booleanAttributeType, input: { false }, check: { $0 as? Bool == false }),
         Case(type: .stringAttributeType, input: { NSString(string: "s") }, check: { $0 as? String == "s" }),
         Case(type: .dateAttributeType, input: { Date(timeIntervalSinceReferenceDate: 5) }, check: { ($0 as? Date)?.timeIntervalSinceReferenceDate == 5 }),
@@ -32,13 +32,39 @@ struct ManagedValueConversionTests {
     @Test(arguments: cases)
     func valuesAreCoercedToTheAttributeType(_ testCase: Case) {
         let attribute = GraphTestModel.attribute("value", testCase.type)
-        #expect(testCase.check(ManagedValueConversion.coerce(testCase.input(), to: attribute)))
+        #expect(testCase.check(PropertyValueCoercion.stored(testCase.input(), for: attribute)))
     }
 
     @Test(arguments: [NSAttributeType.integer32AttributeType, .dateAttributeType, .UUIDAttributeType, .binaryDataAttributeType])
-    func unfittingValuesAreRefused(_ type: NSAttributeType) {
+    func unfittingValuesAreKeptAsGiven(_ type: NSAttributeType) {
         let attribute = GraphTestModel.attribute("value", type)
-        #expect(ManagedValueConversion.coerce("text", to: attribute) == nil)
+        #expect(PropertyValueCoercion.stored("text", for: attribute) as? String == "text")
+        guard case .wrongType = PropertyValueCoercion.check("text", for: attribute) else {
+            Issue.record("\(type.xcodeName) accepted a String"); return
+        }
+    }
+
+    @Test func outOfRangeIntegersAreKeptNotTruncated() {
+        let attribute = GraphTestModel.attribute("value", .integer16AttributeType)
+        #expect(PropertyValueCoercion.stored(70000, for: attribute) as? Int == 70000)
+        #expect(PropertyValueCoercion.stored(Int64(-70000), for: attribute) as? Int64 == -70000)
+        guard case .invalid(let code, _) = PropertyValueCoercion.check(70000, for: attribute) else {
+            Issue.record("70000 fitted an Integer 16 attribute"); return
+        }
+        #expect(code == NSValidationNumberTooLargeError)
+    }
+
+    @Test(arguments: [NSAttributeType.integer16AttributeType, .integer32AttributeType, .integer64AttributeType])
+    func integerAttributesRefuseBoolAndFractions(_ type: NSAttributeType) {
+        let attribute = GraphTestModel.attribute("value", type)
+        for value: Any in [true, 2.5, Decimal(3)] {
+            guard case .wrongType = PropertyValueCoercion.check(value, for: attribute) else {
+                Issue.record("\(type.xcodeName) accepted \(value)"); continue
+            }
+            // Kept as given, for validation to report at save.
+            let stored = PropertyValueCoercion.stored(value, for: attribute)
+            #expect(Swift.type(of: stored) == Swift.type(of: value) && "\(stored)" == "\(value)")
+        }
     }
 
     @Test func typedReadsConvertNumbersAndOptionals() {

@@ -125,7 +125,7 @@ import Testing
     }
 
     @Test func overrideThatSkipsSuperSkipsTheModelRules() throws {
-        final class Lenient: ValidationTestObject, @unchecked Sendable {
+        final class Lenient: ValidationTestObject {
             override func validateValue(_ value: inout Any?, forKey key: String) throws {
                 if key == "name" { return }
                 try super.validateValue(&value, forKey: key)

@@ -2,7 +2,7 @@ import Testing
 @testable import OpenCoreData
 
 /// A typed subclass whose per-key rule runs when a context saves it.
-final class ValidationSavedPerson: NSManagedObject, @unchecked Sendable {
+final class ValidationSavedPerson: NSManagedObject {
     override func validateValue(_ value: inout Any?, forKey key: String) throws {
         try super.validateValue(&value, forKey: key)
         if key == "name", let name = value as? String, name == "Nobody" {

@@ -10,7 +10,7 @@ struct ValidationSample: @unchecked Sendable, CustomTestStringConvertible {
 
 /// A managed object whose values live in a dictionary, so that validation can be tested on its
 /// own, without a context.
-class ValidationTestObject: NSManagedObject, @unchecked Sendable {
+class ValidationTestObject: NSManagedObject {
     var values: [String: Any] = [:]
 
     override func value(forKey key: String) -> Any? { values[key] }
@@ -23,7 +23,7 @@ class ValidationTestObject: NSManagedObject, @unchecked Sendable {
 }
 
 /// A subclass with per-key rules, Apple's `validate<Key>:error:` written as an override.
-final class ValidatedPerson: ValidationTestObject, @unchecked Sendable {
+final class ValidatedPerson: ValidationTestObject {
     override func validateValue(_ value: inout Any?, forKey key: String) throws {
         // Coerce before the model's rules: a code given as text becomes the Int32 the model wants.
         if key == "code", let text = value as? String, let number = Int32(text) { value = number }
@@ -43,7 +43,7 @@ final class ValidatedPerson: ValidationTestObject, @unchecked Sendable {
 }
 
 /// A subclass with an interproperty rule, combined with super's errors as Apple's guide shows.
-final class ValidationRetiredPerson: ValidationTestObject, @unchecked Sendable {
+final class ValidationRetiredPerson: ValidationTestObject {
     override func validateForInsert() throws {
         var errors: [Error] = []
         do { try super.validateForInsert() } catch { errors.append(error) }

@@ -3,7 +3,7 @@ import Testing
 @testable import OpenCoreData
 
 /// A typed subclass using `@Managed` for every kind of property.
-final class ManagedSample: NSManagedObject, @unchecked Sendable {
+final class ManagedSample: NSManagedObject {
     @Managed var count16: Int16
     @Managed var count32: Int32
     @Managed var count64: Int64
@@ -20,7 +20,7 @@ final class ManagedSample: NSManagedObject, @unchecked Sendable {
 }
 
 /// The other side of the sample's relationships, with generated to-many accessors.
-final class ManagedOwner: NSManagedObject, @unchecked Sendable {
+final class ManagedOwner: NSManagedObject {
     @Managed var name: String?
     @Managed(toManyAccessors: true) var samples: Set<ManagedSample>
     @Managed(toManyAccessors: true) var steps: NSOrderedSet

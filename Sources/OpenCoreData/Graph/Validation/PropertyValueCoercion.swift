@@ -1,6 +1,12 @@
-/// The type check of validation: whether a value has a Swift type its property accepts, and the
-/// value converted to the property's own type (the "coercing" Apple's `validateValue(_:forKey:)`
-/// documents).
+/// The one rule table for attribute and relationship values: whether a value has a Swift type
+/// its property accepts, and the value converted to the property's own type (the "coercing"
+/// Apple's `validateValue(_:forKey:)` documents). Used by validation (``check(_:for:)``), by
+/// the key-value coding setters and default values (``stored(_:for:)``), and when the snapshot
+/// for a store is built (``stored(_:for:)`` again, after validation passed).
+///
+/// Setters never lose information: a value the rules accept is kept converted (losslessly); a
+/// value of the wrong type or out of range is kept exactly as given, and validation reports it at
+/// save (1550, 1610, 1620), as Core Data keeps the `NSNumber` it was given.
 ///
 /// Apple checks only the class (`NSNumber` for every number type). Swift values keep their
 /// types, so the rules are, per attribute type:
@@ -13,7 +19,8 @@
 /// - Decimal: `Decimal`, `NSDecimalNumber` or a Swift integer (exact), converted to `Decimal`.
 ///   `Double`, `Float` and plain `NSNumber` are refused, as Apple refuses `NSNumber` for
 ///   `NSDecimalNumber` attributes.
-/// - Boolean: `Bool`, or an `NSNumber` holding 0 or 1, converted to `Bool`.
+/// - Boolean: `Bool`, or an `NSNumber` holding 0 or 1, converted to `Bool`; a Swift integer is of
+///   the wrong type (1550), as `Bool` is for integer attributes.
 /// - String: `String`, `Substring`, `NSString` → `String`. Date: `Date`, `NSDate` → `Date`; a
 ///   date whose time interval is not finite (NaN, infinity) is a 1650 error (invalid date).
 ///   Binary: `Data`, `NSData` → `Data`. UUID: `UUID`, `NSUUID` → `UUID`. URI: `URL`, `NSURL` →
@@ -96,6 +103,13 @@ enum PropertyValueCoercion {
         }
         guard let converted else { return wrongType(value, attribute: attribute) }
         return .accepted(converted)
+    }
+
+    /// The value to keep for `value` set on `attribute`: converted to the attribute's Swift type
+    /// when the rules accept it, else `value` as given (validation reports it at save).
+    static func stored(_ value: Any, for attribute: NSAttributeDescription) -> Any {
+        if case .accepted(let converted) = check(value, for: attribute) { return converted }
+        return value
     }
 
     /// Checks `value` (not nil, not `NSNull`) for `relationship`; `count` is the number of
