@@ -14,7 +14,13 @@ extension SQLiteStore {
         guard let mapping = schema.entity(number: number), let entity = modelEntity(mapping.name) else { return nil }
         var values: [String: Any] = [:]
         for (name, column) in mapping.attributes {
-            if let value = SQLiteValueCoding.value(row[column.column] as DatabaseValue, column: column) {
+            guard let value = SQLiteValueCoding.value(row[column.column] as DatabaseValue, column: column) else { continue }
+            if column.attributeType == .objectIDAttributeType {
+                // Stored as the ID's URI; it comes back when the coordinator knows its store.
+                if let uri = value as? URL, let id = persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) {
+                    values[name] = id
+                }
+            } else {
                 values[name] = value
             }
         }

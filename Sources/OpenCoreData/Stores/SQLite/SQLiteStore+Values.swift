@@ -70,7 +70,9 @@ enum SQLiteValueCoding {
         case .binaryDataAttributeType, .transformableAttributeType:
             if let data = value as? Data { return data.databaseValue }
             if let string = value as? String, type == .transformableAttributeType { return Data(string.utf8).databaseValue }
-        case .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
+        case .objectIDAttributeType:
+            if let id = value as? NSManagedObjectID, !id.isTemporaryID { return id.uriRepresentation().absoluteString.databaseValue }
+        case .undefinedAttributeType, .compositeAttributeType:
             break
         }
         throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
@@ -87,7 +89,7 @@ enum SQLiteValueCoding {
             return fromNumber(int: Int64(exactly: double.rounded(.towardZero)) ?? 0, double: double, type: type)
         case .string(let string):
             switch type {
-            case .URIAttributeType: return URL(string: string)
+            case .URIAttributeType, .objectIDAttributeType: return URL(string: string)
             case .stringAttributeType: return string
             case .decimalAttributeType: return Decimal(string: string)
             case .binaryDataAttributeType, .transformableAttributeType: return Data(string.utf8)

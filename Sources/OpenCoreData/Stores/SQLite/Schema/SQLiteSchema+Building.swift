@@ -229,16 +229,17 @@ extension SQLiteSchema {
     static func columnName(_ name: String) -> String { "Z" + name.uppercased() }
 
     /// The storage class of an attribute type; `nil` for types that get no column
-    /// (undefined, object ID, composite).
+    /// (undefined, composite). Object-ID attributes hold the ID's URI as text: Apple's SQLite
+    /// store does not persist them, so there is no Apple layout to follow.
     static func columnType(of type: NSAttributeType) -> SQLColumnType? {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType: return .integer
         case .decimalAttributeType: return .decimal
         case .doubleAttributeType, .floatAttributeType: return .float
         case .dateAttributeType: return .timestamp
-        case .stringAttributeType, .URIAttributeType: return .varchar
+        case .stringAttributeType, .URIAttributeType, .objectIDAttributeType: return .varchar
         case .binaryDataAttributeType, .UUIDAttributeType, .transformableAttributeType: return .blob
-        case .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType: return nil
+        case .undefinedAttributeType, .compositeAttributeType: return nil
         }
     }
 
