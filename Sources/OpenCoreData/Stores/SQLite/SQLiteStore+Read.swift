@@ -135,30 +135,4 @@ extension SQLiteStore {
         }
         return try compiledFetch(request, entity: entity, queue: queue)
     }
-
-    /// Predicate, sorts, window and result type over `candidates`, with relationships resolved
-    /// from the database.
-    private func evaluateInMemory(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription,
-                                  candidates: [ObjectSnapshot]) throws -> StoreFetchResult {
-        let resolver = SnapshotResolver(
-            snapshot: { [unowned self] id in try? self.snapshots(for: [id]).first },
-            toMany: { [unowned self] relationship, id in (try? self.relatedObjectIDs(for: relationship, of: id)) ?? [] })
-        do {
-            let evaluation = FetchEvaluation(resolver: resolver)
-            let matches = try evaluation.matches(of: candidates, predicate: request.predicate,
-                                                 sortDescriptors: FetchEvaluation.rowSortDescriptors(of: request, entity: entity))
-            switch request.resultType {
-            case .countResultType:
-                return .count(FetchWindow(request).apply(to: matches).count)
-            case .managedObjectIDResultType:
-                return .objectIDs(FetchWindow(request).apply(to: matches).map(\.objectID))
-            case .dictionaryResultType:
-                return .dictionaries(try DictionaryFetch(request: request, entity: entity, evaluation: evaluation).run(on: matches))
-            default:
-                return .snapshots(FetchWindow(request).apply(to: matches).map(\.snapshot))
-            }
-        } catch {
-            throw PersistentStoreErrors.fetchFailed(error, entity: entity, store: self)
-        }
-    }
 }
