@@ -1,13 +1,8 @@
-/// A live, mutable view of a to-many relationship, as `mutableSetValue(forKey:)` returns.
+/// What the live views of a to-many relationship share: reading the destinations now, and
+/// changing them through the context, with inverse maintenance, change tracking and undo.
 ///
-/// Reading it reads the relationship now; changing it changes the relationship through the
-/// context, with inverse maintenance, change tracking and undo. Method names follow
-/// `NSMutableSet`.
-///
-/// Differs from Apple: a class of its own rather than an `NSMutableSet` subclass, which
-/// swift-corelibs-foundation does not support usefully. Pass `allObjects` or `set` where a
-/// Foundation collection is needed.
-public final class ManagedSet: Sequence, @unchecked Sendable {
+/// Not `Sendable`: like the managed object it belongs to, a view stays in its context.
+public class ManagedRelationshipCollection: Sequence {
     /// The object whose relationship this is.
     public let owner: NSManagedObject
     /// The relationship.
@@ -18,7 +13,7 @@ public final class ManagedSet: Sequence, @unchecked Sendable {
         self.relationship = relationship
     }
 
-    private var list: ObjectList {
+    var list: ObjectList {
         owner.fireFaultIfNeeded()
         return owner.toManyList(relationship.name)
     }
@@ -26,16 +21,13 @@ public final class ManagedSet: Sequence, @unchecked Sendable {
     /// The number of destinations.
     public var count: Int { list.count }
 
-    /// The destinations (in the relationship's order).
-    public var allObjects: [NSManagedObject] { list.objects }
-
     /// The destinations as a Swift set.
     public var set: Set<NSManagedObject> { list.set }
 
     /// Whether `object` is a destination.
     public func contains(_ object: NSManagedObject) -> Bool { list.contains(object) }
 
-    /// Adds `object` (and the owner to its inverse).
+    /// Adds `object` (appended when ordered; the owner joins its inverse).
     public func add(_ object: NSManagedObject) {
         change { try checked(object); owner.link(object, via: relationship) }
     }
@@ -44,6 +36,36 @@ public final class ManagedSet: Sequence, @unchecked Sendable {
     public func remove(_ object: NSManagedObject) {
         change { if list.contains(object) { owner.unlink(object, via: relationship) } }
     }
+
+    /// Removes every destination.
+    public func removeAllObjects() {
+        change { for object in list { owner.unlink(object, via: relationship) } }
+    }
+
+    public func makeIterator() -> IndexingIterator<[NSManagedObject]> { list.objects.makeIterator() }
+
+    func checked(_ object: NSManagedObject) throws {
+        try owner.checkContext(of: object, relationship)
+    }
+
+    /// Runs a change; traps with the error's text on misuse (as Apple raises).
+    func change(_ body: () throws -> Void) {
+        do { try body() } catch { preconditionFailure("\(error)") }
+    }
+}
+
+/// A live, mutable view of a to-many relationship, as `mutableSetValue(forKey:)` returns.
+///
+/// Reading it reads the relationship now; changing it changes the relationship through the
+/// context, with inverse maintenance, change tracking and undo. Method names follow
+/// `NSMutableSet`.
+///
+/// Differs from Apple: a class of its own rather than an `NSMutableSet` subclass, which
+/// swift-corelibs-foundation does not support usefully. Pass `allObjects` or `set` where a
+/// Foundation collection is needed.
+public final class ManagedSet: ManagedRelationshipCollection {
+    /// The destinations (in the relationship's order).
+    public var allObjects: [NSManagedObject] { list.objects }
 
     /// Adds every object of `objects`.
     public func union<S: Sequence>(_ objects: S) where S.Element: NSManagedObject {
@@ -61,25 +83,9 @@ public final class ManagedSet: Sequence, @unchecked Sendable {
         change { for object in list where !keep.contains(object) { owner.unlink(object, via: relationship) } }
     }
 
-    /// Removes every destination.
-    public func removeAllObjects() {
-        change { for object in list { owner.unlink(object, via: relationship) } }
-    }
-
     /// Replaces the destinations with `objects`.
     public func setSet<S: Sequence>(_ objects: S) where S.Element: NSManagedObject {
         change { try owner.replaceToMany(relationship, with: objects.map { $0 as NSManagedObject }) }
-    }
-
-    public func makeIterator() -> IndexingIterator<[NSManagedObject]> { list.objects.makeIterator() }
-
-    private func checked(_ object: NSManagedObject) throws {
-        try owner.checkContext(of: object, relationship)
-    }
-
-    /// Runs a change; traps with the error's text on misuse (as Apple raises).
-    private func change(_ body: () throws -> Void) {
-        do { try body() } catch { preconditionFailure("\(error)") }
     }
 }
 
@@ -87,30 +93,9 @@ public final class ManagedSet: Sequence, @unchecked Sendable {
 /// returns. Method names follow `NSMutableOrderedSet`.
 ///
 /// Differs from Apple: a class of its own rather than an `NSMutableOrderedSet` subclass.
-public final class ManagedOrderedSet: Sequence, @unchecked Sendable {
-    /// The object whose relationship this is.
-    public let owner: NSManagedObject
-    /// The relationship.
-    public let relationship: NSRelationshipDescription
-
-    init(owner: NSManagedObject, relationship: NSRelationshipDescription) {
-        self.owner = owner
-        self.relationship = relationship
-    }
-
-    private var list: ObjectList {
-        owner.fireFaultIfNeeded()
-        return owner.toManyList(relationship.name)
-    }
-
-    /// The number of destinations.
-    public var count: Int { list.count }
-
+public final class ManagedOrderedSet: ManagedRelationshipCollection {
     /// The destinations in order.
     public var array: [NSManagedObject] { list.objects }
-
-    /// The destinations as a Swift set.
-    public var set: Set<NSManagedObject> { list.set }
 
     /// The destination at `index`.
     public func object(at index: Int) -> NSManagedObject { list.objects[index] }
@@ -120,28 +105,15 @@ public final class ManagedOrderedSet: Sequence, @unchecked Sendable {
     /// The position of `object`, or `NSNotFound`.
     public func index(of object: NSManagedObject) -> Int { list.index(of: object) ?? NSNotFound }
 
-    /// Whether `object` is a destination.
-    public func contains(_ object: NSManagedObject) -> Bool { list.contains(object) }
-
-    /// Appends `object` unless present.
-    public func add(_ object: NSManagedObject) {
-        change { try owner.checkContext(of: object, relationship); owner.link(object, via: relationship) }
-    }
-
     /// Inserts `object` at `index` (moving it there when present).
     public func insert(_ object: NSManagedObject, at index: Int) {
         change {
-            try owner.checkContext(of: object, relationship)
+            try checked(object)
             var order = list.objects.filter { $0 !== object }
             order.insert(object, at: Swift.min(index, order.count))
             owner.link(object, via: relationship)
             owner.reorderDestinations(of: relationship, like: order)
         }
-    }
-
-    /// Removes `object`.
-    public func remove(_ object: NSManagedObject) {
-        change { if list.contains(object) { owner.unlink(object, via: relationship) } }
     }
 
     /// Removes the destination at `index`.
@@ -164,16 +136,5 @@ public final class ManagedOrderedSet: Sequence, @unchecked Sendable {
         var rest = current.enumerated().filter { !indexes.contains($0.offset) }.map(\.element)
         rest.insert(contentsOf: moving, at: Swift.min(index, rest.count))
         change { owner.reorderDestinations(of: relationship, like: rest) }
-    }
-
-    /// Removes every destination.
-    public func removeAllObjects() {
-        change { for object in list { owner.unlink(object, via: relationship) } }
-    }
-
-    public func makeIterator() -> IndexingIterator<[NSManagedObject]> { list.objects.makeIterator() }
-
-    private func change(_ body: () throws -> Void) {
-        do { try body() } catch { preconditionFailure("\(error)") }
     }
 }
