@@ -201,14 +201,17 @@ struct BinaryStoreDecoder {
         case .date: return Date(timeIntervalSinceReferenceDate: try reader.double())
         case .binary: return try reader.data()
         case .uuid: return try reader.uuid()
-        case .uri:
-            let text = try reader.string()
-            guard let url = URL(string: text) else { throw BinaryStoreFormatError.malformed("a URI value '\(text)' that is not a URL") }
-            return url
+        case .uri: return try Self.url(try reader.string())
         case .objectID: return try readObjectID(&reader, table: table)
         case .transformable, .undefined: return try readDynamic(&reader, table: table, depth: 0)
         case .toOne, .toMany, .orderedToMany: return nil
         }
+    }
+
+    /// A URI value, refused when its text is not a URL.
+    private static func url(_ text: String) throws -> URL {
+        guard let url = URL(string: text) else { throw BinaryStoreFormatError.malformed("a URI value '\(text)' that is not a URL") }
+        return url
     }
 
     /// A self-describing value (``BinaryStoreFormat/DynamicTag``).
@@ -230,10 +233,7 @@ struct BinaryStoreDecoder {
         case .date: return Date(timeIntervalSinceReferenceDate: try reader.double())
         case .binary: return try reader.data()
         case .uuid: return try reader.uuid()
-        case .uri:
-            let text = try reader.string()
-            guard let url = URL(string: text) else { throw BinaryStoreFormatError.malformed("a URI value '\(text)' that is not a URL") }
-            return url
+        case .uri: return try Self.url(try reader.string())
         case .objectID: return try readObjectID(&reader, table: table) ?? NSNull()
         case .array:
             var result: [Any] = []
