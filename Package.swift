@@ -22,6 +22,7 @@ var targets: [Target] = [
         dependencies: [
             "OpenCoreDataMacros",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ],
         path: "Sources/OpenCoreData"

@@ -43,11 +43,10 @@ extension SQLiteStore {
                     }
                 })
             default:
-                let tableColumns = schema.table(forEntityNamed: entity.name ?? "")?.columns.map(\.name) ?? []
-                let columns = ["Z_OPT"] + tableColumns.filter { !["Z_PK", "Z_ENT", "Z_OPT"].contains($0) }
-                let statement = try compiler.objects(request, entity: entity, columns: columns)
+                guard let layout = layout(for: entity) else { return .snapshots([]) }
+                let statement = try compiler.objects(request, entity: entity, columns: Array(layout.columns.dropFirst(2)))
                 return .snapshots(try queue.read { db in
-                    try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).compactMap(snapshot(of:))
+                    try readSnapshots(layout, sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db)
                 })
             }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Reading rows: snapshots by primary key, to-many destinations, and fetches.
 extension SQLiteStore {
@@ -8,53 +9,49 @@ extension SQLiteStore {
         managedObjectModel?.entitiesByName[name]
     }
 
-    /// The snapshot of one row of `table` (all columns selected).
-    func snapshot(of row: Row) -> ObjectSnapshot? {
-        let number: Int64 = row["Z_ENT"] ?? 0
-        guard let mapping = schema.entity(number: number), let entity = modelEntity(mapping.name) else { return nil }
-        var values: [String: Any] = [:]
-        for (name, column) in mapping.attributes {
-            guard let value = SQLiteValueCoding.value(row[column.column] as DatabaseValue, column: column) else { continue }
-            if column.attributeType == .objectIDAttributeType {
-                // Stored as the ID's URI; it comes back when the coordinator knows its store.
-                if let uri = value as? URL, let id = persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) {
-                    values[name] = id
-                }
-            } else {
-                values[name] = value
-            }
+    /// The row layout of the table holding `entity`'s rows.
+    func layout(for entity: NSEntityDescription) -> SQLiteRowLayout? {
+        schema.entity(named: entity.name ?? "").flatMap { layouts[$0.tableName] }
+    }
+
+    /// Runs `sql`, which selects `layout.selectList`, with `arguments`, and decodes every row
+    /// (the one way rows become snapshots). The statement is prepared once per connection.
+    func readSnapshots(_ layout: SQLiteRowLayout, sql: String, arguments: [DatabaseValue], db: Database) throws -> [ObjectSnapshot] {
+        let statement = try db.cachedStatement(sql: sql)
+        statement.rebind(arguments)
+        defer { sqlite3_reset(statement.sqliteStatement) }
+        var result: [ObjectSnapshot] = []
+        while try statement.stepRow(db) {
+            if let snapshot = layout.snapshot(at: statement.sqliteStatement, store: self) { result.append(snapshot) }
         }
-        for (name, key) in mapping.toOne {
-            guard let primaryKey: Int64 = row[key.column] else { continue }
-            var destination = key.destinationName
-            if let entityColumn = key.entityColumn, let destinationNumber: Int64 = row[entityColumn],
-               let actual = schema.entity(number: destinationNumber) {
-                destination = actual.name
-            }
-            guard let destinationEntity = modelEntity(destination) else { continue }
-            values[name] = NSManagedObjectID(entity: destinationEntity, store: self, primaryKey: primaryKey)
+        return result
+    }
+
+    /// The snapshots of rows of `layout`'s table with the primary keys `keys`, in chunks of
+    /// `Z_PK IN (…)`.
+    func readSnapshots(_ layout: SQLiteRowLayout, keys: [Int64], db: Database) throws -> [ObjectSnapshot] {
+        var result: [ObjectSnapshot] = []
+        result.reserveCapacity(keys.count)
+        for start in stride(from: 0, to: keys.count, by: 500) {
+            let chunk = keys[start..<min(start + 500, keys.count)]
+            let sql = "SELECT \(layout.selectList) FROM \(dialect.quote(layout.table)) WHERE Z_PK IN (\(dialect.placeholders(count: chunk.count)))"
+            result += try readSnapshots(layout, sql: sql, arguments: chunk.map(\.databaseValue), db: db)
         }
-        let primaryKey: Int64 = row["Z_PK"]
-        return ObjectSnapshot(objectID: NSManagedObjectID(entity: entity, store: self, primaryKey: primaryKey),
-                              values: values, version: row["Z_OPT"] ?? 0)
+        return result
     }
 
     func readSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
         let queue = try openDatabase()
         var keysByTable: [String: [Int64]] = [:]
         for id in objectIDs where id.storeIdentifier == identifier && !id.isTemporaryID {
-            guard let name = id.entity.name, let table = schema.entity(named: name)?.tableName, let key = id.primaryKey else { continue }
+            guard let table = layout(for: id.entity)?.table, let key = id.primaryKey else { continue }
             keysByTable[table, default: []].append(key)
         }
         var byID: [NSManagedObjectID: ObjectSnapshot] = [:]
         try queue.read { db in
             for (table, keys) in keysByTable {
-                for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
-                    let sql = "SELECT * FROM \(dialect.quote(table)) WHERE Z_PK IN (\(dialect.placeholders(count: chunk.count)))"
-                    for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(chunk)) {
-                        if let snapshot = snapshot(of: row) { byID[snapshot.objectID] = snapshot }
-                    }
-                }
+                guard let layout = layouts[table] else { continue }
+                for snapshot in try readSnapshots(layout, keys: keys, db: db) { byID[snapshot.objectID] = snapshot }
             }
         }
         // Answer under the IDs asked for (an ID may name a superentity of the row's entity).
@@ -128,8 +125,9 @@ extension SQLiteStore {
                         return NSManagedObjectID(entity: rowEntity, store: self, primaryKey: row["Z_PK"])
                     })
                 default:
-                    let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)", arguments: arguments)
-                    return .snapshots(rows.compactMap(snapshot(of:)))
+                    guard let layout = layouts[mapping.tableName] else { return .snapshots([]) }
+                    return .snapshots(try readSnapshots(layout, sql: "SELECT \(layout.selectList) FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)",
+                                                        arguments: window.parameters.map(\.databaseValue), db: db))
                 }
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Saving: one transaction per save, keys from `Z_PRIMARYKEY.Z_MAX`, optimistic locking on
 /// `Z_OPT`, every value a bound parameter.
@@ -30,6 +31,9 @@ extension SQLiteStore {
         if !conflicts.isEmpty { throw mergeError(conflicts) }
     }
 
+    /// Writes in one transaction. Updates and deletes carry `AND Z_OPT = ?`: the first one that
+    /// matches no row stops the save with every conflict of `changes` (133020), and the
+    /// transaction rolls back.
     func saveChanges(_ changes: StoreSaveChanges) throws {
         if changes.isEmpty { return }
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
@@ -37,11 +41,13 @@ extension SQLiteStore {
         let queue = try openDatabase()
         do {
             try queue.write { db in
-                let conflicts = try self.conflicts(in: changes, db: db)
-                if !conflicts.isEmpty { throw mergeError(conflicts) }
-                for snapshot in changes.deleted { try delete(snapshot, db: db) }
-                for snapshot in changes.inserted { try insert(snapshot, db: db) }
-                for snapshot in changes.updated { try update(snapshot, db: db) }
+                var writer = SQLiteRowWriter(store: self, db: db)
+                for snapshot in changes.deleted { try writer.delete(snapshot) }
+                for snapshot in changes.inserted { try writer.insert(snapshot) }
+                for snapshot in changes.updated { try writer.update(snapshot, keys: changes.changedKeys[snapshot.objectID]) }
+                if writer.conflicted {
+                    throw mergeError(try conflicts(in: changes, db: db))
+                }
                 try writeToManyRelationships(changes, db: db)
                 try raisePrimaryKeyCounters(changes.inserted, db: db)
                 try writeCurrentMetadata(db)
@@ -57,34 +63,54 @@ extension SQLiteStore {
     // MARK: Checks
 
     private func checkIDs(_ changes: StoreSaveChanges) throws {
-        for snapshot in changes.inserted + changes.updated + changes.deleted {
-            let id = snapshot.objectID
-            guard !id.isTemporaryID, id.storeIdentifier == identifier, schema.entity(named: id.entity.name ?? "") != nil else {
-                throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
-                    "Object \(id) does not belong to the \(PersistentStoreErrors.name(of: self)).", stores: [self],
-                    userInfo: [NSAffectedObjectsErrorKey: [id]])
+        for snapshots in [changes.inserted, changes.updated, changes.deleted] {
+            for snapshot in snapshots {
+                let id = snapshot.objectID
+                guard !id.isTemporaryID, id.storeIdentifier == identifier, layout(for: id.entity) != nil else {
+                    throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
+                        "Object \(id) does not belong to the \(PersistentStoreErrors.name(of: self)).", stores: [self],
+                        userInfo: [NSAffectedObjectsErrorKey: [id]])
+                }
             }
         }
     }
 
-    /// The updated and deleted objects whose `Z_OPT` is not the version the context read.
+    /// The updated and deleted objects whose `Z_OPT` is not the version the context read: the
+    /// versions are read in `Z_PK IN (…)` chunks, and only conflicting rows are read whole.
     private func conflicts(in changes: StoreSaveChanges, db: Database) throws -> [NSMergeConflict] {
-        var result: [NSMergeConflict] = []
+        var byTable: [String: [ObjectSnapshot]] = [:]
         for snapshot in changes.updated + changes.deleted {
-            let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
-            let current = try Row.fetchOne(db, sql: "SELECT * FROM \(dialect.quote(mapping.tableName)) WHERE Z_PK = ?",
-                                           arguments: [snapshot.objectID.primaryKey ?? 0])
-            let version: Int64 = current?["Z_OPT"] ?? 0
-            guard current == nil || version != snapshot.version else { continue }
-            result.append(NSMergeConflict(
-                sourceObjectID: snapshot.objectID, newVersion: Int(version), oldVersion: Int(snapshot.version),
-                objectSnapshot: snapshot.dictionaryRepresentation,
-                persistedSnapshot: current.flatMap(self.snapshot(of:))?.dictionaryRepresentation))
+            guard let table = layout(for: snapshot.objectID.entity)?.table else { continue }
+            byTable[table, default: []].append(snapshot)
+        }
+        var result: [NSMergeConflict] = []
+        for (table, snapshots) in byTable.sorted(by: { $0.key < $1.key }) {
+            guard let layout = layouts[table] else { continue }
+            var versions: [Int64: Int64] = [:]
+            let keys = snapshots.map { $0.objectID.primaryKey ?? 0 }
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let chunk = keys[start..<min(start + 500, keys.count)]
+                let statement = try db.cachedStatement(sql: "SELECT Z_PK, Z_OPT FROM \(dialect.quote(table)) WHERE Z_PK IN (\(dialect.placeholders(count: chunk.count)))")
+                statement.rebind(chunk.map(\.databaseValue))
+                defer { sqlite3_reset(statement.sqliteStatement) }
+                while try statement.stepRow(db) {
+                    versions[sqlite3_column_int64(statement.sqliteStatement, 0)] = sqlite3_column_int64(statement.sqliteStatement, 1)
+                }
+            }
+            for snapshot in snapshots {
+                let key = snapshot.objectID.primaryKey ?? 0
+                let version = versions[key]
+                guard version != snapshot.version else { continue }
+                let persisted = version == nil ? nil : try readSnapshots(layout, keys: [key], db: db).first
+                result.append(NSMergeConflict(
+                    sourceObjectID: snapshot.objectID, newVersion: Int(version ?? 0), oldVersion: Int(snapshot.version),
+                    objectSnapshot: snapshot.dictionaryRepresentation, persistedSnapshot: persisted?.dictionaryRepresentation))
+            }
         }
         return result
     }
 
-    private func mergeError(_ conflicts: [NSMergeConflict]) -> NSError {
+    func mergeError(_ conflicts: [NSMergeConflict]) -> NSError {
         PersistentStoreErrors.make(
             NSManagedObjectMergeError,
             "Could not merge changes: \(conflicts.count) object(s) changed in the \(PersistentStoreErrors.name(of: self)) since they were read (\(conflicts.map { $0.sourceObjectID.description }.joined(separator: ", "))).",
@@ -92,67 +118,25 @@ extension SQLiteStore {
             userInfo: [NSPersistentStoreSaveConflictsErrorKey: conflicts, NSAffectedObjectsErrorKey: conflicts.map(\.sourceObjectID)])
     }
 
-    // MARK: Rows
-
-    /// The column values of a snapshot's attributes and to-one relationships.
-    private func columnValues(of snapshot: ObjectSnapshot, mapping: SQLEntityMapping) throws -> [(String, DatabaseValue)] {
-        var result: [(String, DatabaseValue)] = []
-        for (name, column) in mapping.attributes.sorted(by: { $0.value.column < $1.value.column }) {
-            result.append((column.column, try SQLiteValueCoding.databaseValue(snapshot.values[name], column: column)))
-        }
-        for (name, key) in mapping.toOne.sorted(by: { $0.value.column < $1.value.column }) {
-            let destination = snapshot.values[name] as? NSManagedObjectID
-            result.append((key.column, destination?.primaryKey.map { $0.databaseValue } ?? .null))
-            if let entityColumn = key.entityColumn {
-                let number = destination.flatMap { schema.entity(named: $0.entity.name ?? "")?.number }
-                result.append((entityColumn, number?.databaseValue ?? .null))
-            }
-        }
-        return result
-    }
-
-    private func insert(_ snapshot: ObjectSnapshot, db: Database) throws {
-        let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
-        let values = try columnValues(of: snapshot, mapping: mapping)
-        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + values.map(\.0)
-        let arguments: [DatabaseValue] = [(snapshot.objectID.primaryKey ?? 0).databaseValue, mapping.number.databaseValue, 1.databaseValue]
-            + values.map(\.1)
-        try db.execute(sql: "INSERT INTO \(dialect.quote(mapping.tableName)) (\(dialect.columnList(columns))) VALUES (\(dialect.placeholders(count: columns.count)))",
-                       arguments: StatementArguments(arguments))
-    }
-
-    private func update(_ snapshot: ObjectSnapshot, db: Database) throws {
-        let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
-        let values = try columnValues(of: snapshot, mapping: mapping)
-        let assignments = (values.map { "\(dialect.quote($0.0)) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
-        try db.execute(sql: "UPDATE \(dialect.quote(mapping.tableName)) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?",
-                       arguments: StatementArguments(values.map(\.1) + [(snapshot.objectID.primaryKey ?? 0).databaseValue, snapshot.version.databaseValue]))
-        if db.changesCount == 0 { throw mergeError(try conflicts(in: StoreSaveChanges(updated: [snapshot]), db: db)) }
-    }
-
-    private func delete(_ snapshot: ObjectSnapshot, db: Database) throws {
-        let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
-        let key = snapshot.objectID.primaryKey ?? 0
-        try db.execute(sql: "DELETE FROM \(dialect.quote(mapping.tableName)) WHERE Z_PK = ? AND Z_OPT = ?", arguments: [key, snapshot.version])
-        if db.changesCount == 0 { throw mergeError(try conflicts(in: StoreSaveChanges(deleted: [snapshot]), db: db)) }
-        for case .joinTable(let name, let source, _, _) in mapping.toMany.values {
-            try db.execute(sql: "DELETE FROM \(dialect.quote(name)) WHERE \(dialect.quote(source)) = ?", arguments: [key])
-        }
-    }
-
     /// Join-table rows and `Z_FOK_` orders from the to-many relationships the snapshots carry
     /// (a relationship missing from a snapshot was not loaded and is left as it is). All
     /// deletions run before any insertion, so the two sides of a many-to-many can both be saved.
     private func writeToManyRelationships(_ changes: StoreSaveChanges, db: Database) throws {
-        let written = changes.inserted + changes.updated
-        for snapshot in written {
+        // An updated object rewrites only the to-many relationships that changed.
+        let written = changes.inserted + changes.updated.map { snapshot in
+            guard let keys = changes.changedKeys[snapshot.objectID] else { return snapshot }
+            var trimmed = snapshot
+            trimmed.toMany = snapshot.toMany.filter { keys.contains($0.key) }
+            return trimmed
+        }
+        for snapshot in written where !snapshot.toMany.isEmpty {
             let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
             for (name, _) in snapshot.toMany {
                 guard case .joinTable(let table, let source, _, _) = mapping.toMany[name] else { continue }
                 try db.execute(sql: "DELETE FROM \(dialect.quote(table)) WHERE \(dialect.quote(source)) = ?", arguments: [snapshot.objectID.primaryKey ?? 0])
             }
         }
-        for snapshot in written {
+        for snapshot in written where !snapshot.toMany.isEmpty {
             let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
             let key = snapshot.objectID.primaryKey ?? 0
             for (name, destinations) in snapshot.toMany {

@@ -23,6 +23,12 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The dialect SQL text is written in.
     let dialect = SQLiteDialect()
 
+    /// How rows of each root table are read, by table name.
+    let layouts: [String: SQLiteRowLayout]
+
+    /// The model's entity of each `Z_ENT` (index `Z_ENT - 1`).
+    private let entitiesByNumber: [NSEntityDescription?]
+
     /// The open database; `nil` before ``loadMetadata()``.
     private(set) var database: DatabaseQueue?
 
@@ -37,14 +43,22 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     public required init(persistentStoreCoordinator coordinator: NSPersistentStoreCoordinator?,
                          configurationName: String?, at url: URL?, options: [AnyHashable: Any]?) {
-        managedObjectModel = coordinator?.managedObjectModel
-        if let model = coordinator?.managedObjectModel {
-            schema = SQLiteSchema(model: model, configurationName: configurationName)
-        } else {
-            schema = SQLiteSchema(entities: [])
-        }
+        let model = coordinator?.managedObjectModel
+        let schema = model.map { SQLiteSchema(model: $0, configurationName: configurationName) } ?? SQLiteSchema(entities: [])
+        managedObjectModel = model
+        self.schema = schema
         sqlLog = SQLDebugLog(options: options)
+        entitiesByNumber = schema.entities.map { model?.entitiesByName[$0.name] }
+        layouts = Dictionary(schema.tables.map { table in
+            (table.name, SQLiteRowLayout(table: table, schema: schema, model: model, dialect: SQLiteDialect()))
+        }, uniquingKeysWith: { first, _ in first })
         super.init(persistentStoreCoordinator: coordinator, configurationName: configurationName, at: url, options: options)
+    }
+
+    /// The model's entity numbered `number` (`Z_ENT`).
+    func entityDescription(number: Int64) -> NSEntityDescription? {
+        guard number >= 1, number <= Int64(entitiesByNumber.count) else { return nil }
+        return entitiesByNumber[Int(number) - 1]
     }
 
     /// The open database, or an error naming the store when it is not open.

@@ -132,7 +132,7 @@ public final class SQLDebugLog: @unchecked Sendable {
     public func install(on db: Database) {
         db.trace(options: .profile) { [self] event in
             guard case let .profile(statement, duration) = event else { return }
-            record(sql: statement.sql, expandedSQL: { statement.expandedSQL }, duration: duration)
+            record(sql: { statement.sql }, expandedSQL: { statement.expandedSQL }, duration: duration)
         }
     }
 
@@ -142,10 +142,12 @@ public final class SQLDebugLog: @unchecked Sendable {
     }
 
     /// Logs one statement: the trace hook calls it, and a store that runs SQL outside GRDB can
-    /// too. `expandedSQL` is only evaluated at level 2 or above.
-    public func record(sql: String, expandedSQL: () -> String, duration: TimeInterval) {
-        let current = lock.withLock { Array(observers.values) }
+    /// too. Nothing is evaluated when the log is off and unobserved (the hot path of every
+    /// statement); `expandedSQL` is only evaluated at level 2 or above.
+    public func record(sql sqlText: () -> String, expandedSQL: () -> String, duration: TimeInterval) {
+        let current = lock.withLock { observers.isEmpty ? [] : Array(observers.values) }
         guard level > .off || !current.isEmpty else { return }
+        let sql = sqlText()
         let expanded = level >= .boundValues ? expandedSQL() : nil
         if level > .off {
             logger.debug("sql: \(sql)")

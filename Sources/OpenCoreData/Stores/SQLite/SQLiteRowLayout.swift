@@ -1,0 +1,153 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// How the SQLite store reads the rows of one root table: which columns it selects, in which
+/// order, and which of them make up the snapshot of each entity stored in the table.
+///
+/// Every statement that reads objects selects ``selectList`` (`Z_PK`, `Z_ENT`, `Z_OPT`, then the
+/// table's columns in Apple's order) and decodes rows by column position, never by name: the
+/// layout is computed once per store, when its schema is built. A row's `Z_ENT` picks the
+/// fields of its entity (subentities share the root table, each with its own columns).
+final class SQLiteRowLayout: @unchecked Sendable {
+    /// One property column (or column pair) of an entity's snapshot.
+    struct Field {
+        /// The property name (the snapshot key).
+        let name: String
+        /// The column position in ``SQLiteRowLayout/columns``.
+        let index: CInt
+        let kind: Kind
+    }
+
+    enum Kind {
+        /// An attribute, decoded through ``SQLiteValueCoding``.
+        case attribute(SQLAttributeColumn)
+        /// A to-one relationship: the destination's `Z_PK`, with the position of the
+        /// `Z<n>_<REL>` column naming the destination's entity when it has subentities.
+        case toOne(destination: NSEntityDescription, entityColumn: CInt?)
+    }
+
+    /// The table's name.
+    let table: String
+    /// The selected columns: `Z_PK`, `Z_ENT`, `Z_OPT`, then every other column of the table.
+    let columns: [String]
+    /// `"Z_PK", "Z_ENT", …` quoted and joined, ready for a `SELECT`.
+    let selectList: String
+    /// By `Z_ENT`: the entity description of the rows of that number stored in this table.
+    private let entities: [Int64: NSEntityDescription]
+    /// By `Z_ENT`: the snapshot fields of that entity.
+    private let fields: [Int64: [Field]]
+
+    /// The layout of `table` for the entities of `schema` it stores, resolved in `model`.
+    init(table: SQLTableMapping, schema: SQLiteSchema, model: NSManagedObjectModel?, dialect: SQLiteDialect) {
+        self.table = table.name
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
+        self.columns = columns
+        selectList = columns.map(dialect.quote).joined(separator: ", ")
+        let position = Dictionary(columns.enumerated().map { ($1, CInt($0)) }, uniquingKeysWith: { first, _ in first })
+        var entities: [Int64: NSEntityDescription] = [:]
+        var fields: [Int64: [Field]] = [:]
+        for mapping in schema.entities where mapping.tableName == table.name {
+            guard let entity = model?.entitiesByName[mapping.name] else { continue }
+            entities[mapping.number] = entity
+            var list: [Field] = []
+            for (name, column) in mapping.attributes.sorted(by: { $0.key < $1.key }) {
+                guard let index = position[column.column] else { continue }
+                list.append(Field(name: name, index: index, kind: .attribute(column)))
+            }
+            for (name, key) in mapping.toOne.sorted(by: { $0.key < $1.key }) {
+                guard let index = position[key.column], let destination = model?.entitiesByName[key.destinationName] else { continue }
+                list.append(Field(name: name, index: index, kind: .toOne(destination: destination, entityColumn: key.entityColumn.flatMap { position[$0] })))
+            }
+            fields[mapping.number] = list
+        }
+        self.entities = entities
+        self.fields = fields
+    }
+
+    /// The entity of rows numbered `number` in this table.
+    func entity(number: Int64) -> NSEntityDescription? { entities[number] }
+
+    /// The snapshot fields of the entity numbered `number` (empty for another table's entity).
+    func fields(number: Int64) -> [Field] { fields[number] ?? [] }
+
+    /// The snapshot of the row `statement` is on (selected with ``selectList``), or `nil` when
+    /// its `Z_ENT` is not an entity of the model.
+    func snapshot(at statement: SQLiteStatement, store: SQLiteStore) -> ObjectSnapshot? {
+        let number = sqlite3_column_int64(statement, 1)
+        guard let entity = entities[number], let fields = fields[number] else { return nil }
+        var values = [String: Any](minimumCapacity: fields.count)
+        for field in fields where sqlite3_column_type(statement, field.index) != SQLITE_NULL {
+            switch field.kind {
+            case .attribute(let column):
+                guard let value = SQLiteValueCoding.value(DatabaseValue(sqliteStatement: statement, index: field.index), column: column) else { continue }
+                if column.attributeType == .objectIDAttributeType {
+                    // Stored as the ID's URI; it comes back when the coordinator knows its store.
+                    if let uri = value as? URL, let id = store.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) {
+                        values[field.name] = id
+                    }
+                } else {
+                    values[field.name] = value
+                }
+            case .toOne(var destination, let entityColumn):
+                if let entityColumn, sqlite3_column_type(statement, entityColumn) != SQLITE_NULL,
+                   let actual = store.entityDescription(number: sqlite3_column_int64(statement, entityColumn)) {
+                    destination = actual
+                }
+                values[field.name] = NSManagedObjectID(entity: destination, store: store, primaryKey: sqlite3_column_int64(statement, field.index))
+            }
+        }
+        return ObjectSnapshot(objectID: NSManagedObjectID(entity: entity, store: store, primaryKey: sqlite3_column_int64(statement, 0)),
+                              values: values, version: sqlite3_column_int64(statement, 2))
+    }
+}
+
+/// Stepping GRDB statements directly through SQLite's C API, for the store's hot paths (reading
+/// thousands of rows, writing thousands of rows in one save), where building a GRDB `Row` or
+/// `StatementArguments` per row costs more than SQLite itself.
+///
+/// Statements still come from GRDB (`cachedStatement(sql:)`), so they are prepared once per
+/// connection, and every statement still goes through the SQL debug log's trace hook.
+extension Statement {
+    /// Resets the statement and binds `values` to its parameters, from 1.
+    func rebind(_ values: [DatabaseValue]) {
+        sqlite3_reset(sqliteStatement)
+        sqlite3_clear_bindings(sqliteStatement)
+        for (offset, value) in values.enumerated() { bindValue(value, at: CInt(offset + 1)) }
+    }
+
+    /// Binds one value to parameter `index` (from 1). Text and blobs are copied by SQLite.
+    func bindValue(_ value: DatabaseValue, at index: CInt) {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        switch value.storage {
+        case .null: sqlite3_bind_null(sqliteStatement, index)
+        case .int64(let int): sqlite3_bind_int64(sqliteStatement, index, int)
+        case .double(let double): sqlite3_bind_double(sqliteStatement, index, double)
+        case .string(let string): sqlite3_bind_text(sqliteStatement, index, string, CInt(string.utf8.count), transient)
+        case .blob(let data):
+            data.withUnsafeBytes { bytes in
+                _ = sqlite3_bind_blob(sqliteStatement, index, bytes.baseAddress, CInt(bytes.count), transient)
+            }
+        }
+    }
+
+    /// Runs one step: `true` on a row, `false` when done. Throws GRDB's `DatabaseError` with the
+    /// statement's SQL on failure (the statement is reset).
+    func stepRow(_ db: Database) throws -> Bool {
+        switch sqlite3_step(sqliteStatement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(sqliteStatement)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+        }
+    }
+
+    /// Runs a statement that returns no rows, with `values` bound.
+    func run(_ values: [DatabaseValue], _ db: Database) throws {
+        rebind(values)
+        _ = try stepRow(db)
+        sqlite3_reset(sqliteStatement)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+
+/// Writes the rows of one save inside its transaction: inserts, updates (`AND Z_OPT = ?`) and
+/// deletes, each through a statement prepared once per entity and key set, every value bound.
+///
+/// An update or delete that matches no row (another coordinator changed or deleted it) sets
+/// ``conflicted`` instead of throwing, so the store can report every conflict of the save at
+/// once before the transaction rolls back.
+struct SQLiteRowWriter {
+    let store: SQLiteStore
+    let db: Database
+    /// Whether an update or delete found its row changed since it was read.
+    private(set) var conflicted = false
+
+    private var insertSQL: [Int64: (sql: String, fields: [SQLiteRowLayout.Field])] = [:]
+    private var updateSQL: [UpdateKey: (sql: String, fields: [SQLiteRowLayout.Field])] = [:]
+
+    private struct UpdateKey: Hashable {
+        let entity: Int64
+        let keys: Set<String>?
+    }
+
+    init(store: SQLiteStore, db: Database) {
+        self.store = store
+        self.db = db
+    }
+
+    private func place(_ snapshot: ObjectSnapshot) -> (layout: SQLiteRowLayout, number: Int64) {
+        // `checkIDs` ran first: every snapshot's entity has a table.
+        let mapping = store.schema.entity(named: snapshot.objectID.entity.name ?? "")!
+        return (store.layouts[mapping.tableName]!, mapping.number)
+    }
+
+    /// Inserts a new row at version 1.
+    mutating func insert(_ snapshot: ObjectSnapshot) throws {
+        let (layout, number) = place(snapshot)
+        let prepared: (sql: String, fields: [SQLiteRowLayout.Field])
+        if let cached = insertSQL[number] {
+            prepared = cached
+        } else {
+            let fields = layout.writeFields(number: number)
+            prepared = (layout.insertSQL(fields: fields, dialect: store.dialect), fields)
+            insertSQL[number] = prepared
+        }
+        var values: [DatabaseValue] = [(snapshot.objectID.primaryKey ?? 0).databaseValue, number.databaseValue, 1.databaseValue]
+        values += try layout.columnValues(of: snapshot, fields: prepared.fields, store: store)
+        try db.cachedStatement(sql: prepared.sql).run(values, db)
+    }
+
+    /// Updates the columns of `keys` (every column when `nil`) and increments `Z_OPT`, if the
+    /// row is still at the snapshot's version.
+    mutating func update(_ snapshot: ObjectSnapshot, keys: Set<String>?) throws {
+        let (layout, number) = place(snapshot)
+        let key = UpdateKey(entity: number, keys: keys)
+        let prepared: (sql: String, fields: [SQLiteRowLayout.Field])
+        if let cached = updateSQL[key] {
+            prepared = cached
+        } else {
+            let fields = layout.writeFields(number: number, keys: keys)
+            prepared = (layout.updateSQL(fields: fields, dialect: store.dialect), fields)
+            updateSQL[key] = prepared
+        }
+        var values = try layout.columnValues(of: snapshot, fields: prepared.fields, store: store)
+        values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
+        values.append(snapshot.version.databaseValue)
+        try db.cachedStatement(sql: prepared.sql).run(values, db)
+        if db.changesCount == 0 { conflicted = true }
+    }
+
+    /// Deletes the row if it is still at the snapshot's version, with its join-table rows.
+    mutating func delete(_ snapshot: ObjectSnapshot) throws {
+        let (layout, number) = place(snapshot)
+        let key = snapshot.objectID.primaryKey ?? 0
+        let dialect = store.dialect
+        try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(layout.table)) WHERE Z_PK = ? AND Z_OPT = ?")
+            .run([key.databaseValue, snapshot.version.databaseValue], db)
+        if db.changesCount == 0 {
+            conflicted = true
+            return
+        }
+        for case .joinTable(let name, let source, _, _) in store.schema.entity(number: number)?.toMany.values.map({ $0 }) ?? [] {
+            try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(name)) WHERE \(dialect.quote(source)) = ?").run([key.databaseValue], db)
+        }
+    }
+}
