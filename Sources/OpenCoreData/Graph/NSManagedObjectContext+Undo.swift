@@ -61,7 +61,7 @@ extension NSManagedObjectContext {
             eventTouched.insert(object)
         }
         undoManager?.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue, forKey: key) }
-        guard registry[object.objectID] === object, !insertedList.contains(object), !deletedList.contains(object) else { return }
+        guard !insertedList.contains(object), !deletedList.contains(object), registry[object.objectID] === object else { return }
         updatedList.insert(object)
         if !eventInserted.contains(object) { eventUpdated.insert(object) }
     }

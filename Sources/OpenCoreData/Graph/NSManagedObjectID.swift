@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 /// A compact, universal identifier for a managed object.
 ///
 /// An ID is temporary until the object is first saved (or ``NSManagedObjectContext/obtainPermanentIDs(for:)``
@@ -25,11 +28,24 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     let key: Key
 
+    /// ``hash``, computed once: IDs are dictionary keys on every hot path (the registry, the
+    /// change lists, the row caches). The store identifier is left out (equal IDs still hash
+    /// equal; IDs of two stores with the same entity and key merely share a bucket).
+    private let hashCache: Int
+
+    private static func hash(_ key: Key, _ entity: NSEntityDescription) -> Int {
+        var hasher = Hasher()
+        hasher.combine(key)
+        hasher.combine(entity.name)
+        return hasher.finalize()
+    }
+
     /// Creates a temporary ID for a newly inserted object.
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
         self.storeIdentifier = nil
-        self.key = .temporary(UUID())
+        self.key = .temporary(TemporaryKeys.next())
+        self.hashCache = Self.hash(key, entity)
         super.init()
     }
 
@@ -41,6 +57,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         self.storeIdentifier = store.identifier
         self.store = store
         self.key = .primaryKey(primaryKey)
+        self.hashCache = Self.hash(key, entity)
         super.init()
     }
 
@@ -74,19 +91,33 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
         return other === self
-            || (key == other.key && storeIdentifier == other.storeIdentifier && entity.name == other.entity.name)
+            || (hashCache == other.hashCache && key == other.key && storeIdentifier == other.storeIdentifier
+                && (entity === other.entity || entity.name == other.entity.name))
     }
 
-    public override var hash: Int {
-        var hasher = Hasher()
-        hasher.combine(key)
-        hasher.combine(storeIdentifier)
-        hasher.combine(entity.name)
-        return hasher.finalize()
-    }
+    public override var hash: Int { hashCache }
 
     /// IDs are immutable: a copy is the ID itself.
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
     public override var description: String { uriRepresentation().absoluteString }
+}
+
+/// The UUIDs of temporary IDs: a random 128-bit base drawn once per process, with a process-wide
+/// counter added to its low half. Unique within the process and random across processes, like
+/// `UUID()`, without reading the system's random source for every inserted object (on Linux,
+/// Foundation's `UUID()` opens `/dev/urandom` on every call).
+enum TemporaryKeys {
+    private static let base = UUID().uuid
+    private static let counter = Atomic<UInt64>(0)
+
+    static func next() -> UUID {
+        let count = counter.add(1, ordering: .relaxed).newValue
+        var bytes = base
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            let low = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) &+ count
+            raw.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+        }
+        return UUID(uuid: bytes)
+    }
 }

@@ -174,4 +174,38 @@ import Testing
             #expect(try Double.fetchOne(db, sql: "SELECT ZWHEN FROM ZTHING") == 639_503_569.5)
         }
     }
+
+    /// A range predicate with a sort and a limit on indexed attributes compiles to a statement
+    /// SQLite answers by searching the index, not by scanning the table: comparisons outside
+    /// `NOT` are left bare (no `COALESCE`), so the planner can use them.
+    @Test func rangeFetchSearchesTheIndex() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let item = NSEntityDescription()
+        item.name = "Item"
+        item.properties = ["a", "b"].map { name in
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = .integer64AttributeType
+            attribute.isIndexed = name == "a"
+            return attribute
+        }
+        let model = NSManagedObjectModel()
+        model.entities = [item]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                                                     at: directory.appendingPathComponent("Plan.sqlite"), options: nil) as? SQLiteStore)
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
+        request.predicate = NSPredicate(format: "a >= %@ AND b < %@", argumentArray: [10, 50])
+        request.sortDescriptors = [NSSortDescriptor(key: "a", ascending: true)]
+        request.fetchLimit = 100
+        let entity = try #require(model.entitiesByName["Item"])
+        let statement = try SQLFetchCompiler(mapping: store.compilerMapping).objects(request, entity: entity)
+        #expect(!statement.sql.contains("COALESCE"))
+        let plan = try store.openDatabase().inDatabase { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.hasPrefix("SEARCH") && $0.contains("INDEX") && $0.contains("ZA>?") }, "plan: \(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN") }, "plan: \(plan)")
+    }
 }

@@ -45,6 +45,7 @@ enum PropertyValueCoercion {
     /// Checks and converts `value` (not nil, not `NSNull`) for `attribute`.
     static func check(_ value: Any, for attribute: NSAttributeDescription) -> Outcome {
         let type = attribute.attributeType
+        if let exact = exactValue(value, type: type) { return .accepted(exact) }
         let converted: Any?
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
@@ -103,6 +104,25 @@ enum PropertyValueCoercion {
         }
         guard let converted else { return wrongType(value, attribute: attribute) }
         return .accepted(converted)
+    }
+
+    /// `value` when it already has the Swift type `type` holds (what stores load and typed
+    /// setters pass): one cast, before the general rules (a fast path, same results).
+    private static func exactValue(_ value: Any, type: NSAttributeType) -> Any? {
+        switch type {
+        case .integer64AttributeType:
+            if value is Int64 { return value }
+            if let int = value as? Int { return Int64(int) }
+        case .integer32AttributeType: if value is Int32 { return value }
+        case .integer16AttributeType: if value is Int16 { return value }
+        case .doubleAttributeType: if value is Double { return value }
+        case .stringAttributeType: if value is String { return value }
+        case .dateAttributeType:
+            if let date = value as? Date, date.timeIntervalSinceReferenceDate.isFinite { return value }
+        case .booleanAttributeType: if value is Bool { return value }
+        default: break
+        }
+        return nil
     }
 
     /// The value to keep for `value` set on `attribute`: converted to the attribute's Swift type

@@ -18,10 +18,10 @@ extension SQLiteStore {
             switch request.resultType {
             case .countResultType:
                 let statement = try compiler.count(request, entity: entity)
-                return .count(try queue.read { db in try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0 })
+                return .count(try queue.inDatabase { db in try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0 })
             case .managedObjectIDResultType:
                 let statement = try compiler.objects(request, entity: entity)
-                return .objectIDs(try queue.read { db in
+                return .objectIDs(try queue.inDatabase { db in
                     try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).compactMap { row in
                         guard let rowEntity = mapping.entity(forNumber: row[1]) else { return nil }
                         return NSManagedObjectID(entity: rowEntity, store: self, primaryKey: row[0])
@@ -29,7 +29,7 @@ extension SQLiteStore {
                 })
             case .dictionaryResultType:
                 let (statement, columns) = try compiler.dictionaries(request, entity: entity)
-                return .dictionaries(try queue.read { db in
+                return .dictionaries(try queue.inDatabase { db in
                     try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { row in
                         var result: [String: Any] = [:]
                         var index = 0
@@ -45,7 +45,7 @@ extension SQLiteStore {
             default:
                 guard let layout = layout(for: entity) else { return .snapshots([]) }
                 let statement = try compiler.objects(request, entity: entity, columns: Array(layout.columns.dropFirst(2)))
-                return .snapshots(try queue.read { db in
+                return .snapshots(try queue.inDatabase { db in
                     try readSnapshots(layout, sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db)
                 })
             }

@@ -3,6 +3,11 @@ import GRDB
 import GRDBSQLite
 
 /// Reading rows: snapshots by primary key, to-many destinations, and fetches.
+///
+/// Reads run with `inDatabase`, outside an explicit transaction: each is one statement (or a
+/// few `IN (…)` chunks), which SQLite runs on a consistent snapshot of its own. GRDB's `read`
+/// would wrap every fault and fetch in four more statements (BEGIN, query_only on and off,
+/// COMMIT).
 extension SQLiteStore {
     /// The model's entity named `name`.
     func modelEntity(_ name: String) -> NSEntityDescription? {
@@ -48,7 +53,7 @@ extension SQLiteStore {
             keysByTable[table, default: []].append(key)
         }
         var byID: [NSManagedObjectID: ObjectSnapshot] = [:]
-        try queue.read { db in
+        try queue.inDatabase { db in
             for (table, keys) in keysByTable {
                 guard let layout = layouts[table] else { continue }
                 for snapshot in try readSnapshots(layout, keys: keys, db: db) { byID[snapshot.objectID] = snapshot }
@@ -66,7 +71,7 @@ extension SQLiteStore {
         guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
               let mapping = schema.entity(named: objectID.entity.name ?? "")?.toMany[relationship.name] else { return [] }
         let queue = try openDatabase()
-        return try queue.read { db in try relatedIDs(mapping, key: key, relationship: relationship, db: db) }
+        return try queue.inDatabase { db in try relatedIDs(mapping, key: key, relationship: relationship, db: db) }
     }
 
     /// The destinations of one object's to-many relationship, in order for ordered ones.
@@ -112,7 +117,7 @@ extension SQLiteStore {
             let window = dialect.limitClause(limit: request.fetchLimit > 0 ? request.fetchLimit : nil,
                                              offset: request.fetchOffset > 0 ? request.fetchOffset : nil, firstParameterIndex: 1)
             let arguments = StatementArguments(window.parameters)
-            return try queue.read { db in
+            return try queue.inDatabase { db in
                 switch request.resultType {
                 case .countResultType:
                     let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT Z_PK FROM \(table) WHERE \(entityFilter) \(window.sql))",

@@ -11,7 +11,8 @@ extension SQLCompiler {
         case .block:
             throw SQLCompileError("a block predicate", "blocks run only in memory")
         case .compound(let compound):
-            let parts = try compound.predicates.map { try condition($0, in: scope).parenthesized }
+            let negated = compound.compoundPredicateType == .not
+            let parts = try negating(negated) { try compound.predicates.map { try condition($0, in: scope).parenthesized } }
             switch compound.compoundPredicateType {
             case .and: return parts.isEmpty ? trueCondition : .joined(parts, separator: " AND ")
             case .or: return parts.isEmpty ? falseCondition : .joined(parts, separator: " OR ")
@@ -36,7 +37,7 @@ extension SQLCompiler {
             }
             let source = try toManySource(path)
             let element = try elementOperand(path, in: source.scope)
-            let test = try apply(op, element, predicate.rightExpression, options: predicate.options, in: scope)
+            let test = try negating(!isAny) { try apply(op, element, predicate.rightExpression, options: predicate.options, in: scope) }
             if isAny { return "EXISTS (" + subquery("1", source, where: test) + ")" }
             return "NOT EXISTS (" + subquery("1", source, where: "NOT " + test.parenthesized) + ")"
         case .direct:
@@ -188,7 +189,7 @@ extension SQLCompiler {
             default:
                 if case .object = kind { return falseCondition }
                 let symbol = [Operator.lessThan: " < ", .lessThanOrEqualTo: " <= ", .greaterThan: " > ", .greaterThanOrEqualTo: " >= "][op] ?? " = "
-                return dialect.nullAsFalse(left.fragment + SQLFragment(symbol) + right.fragment)
+                return twoValued(left.fragment + SQLFragment(symbol) + right.fragment)
             }
         }
         // URLs compare by their absolute string, without string options.
@@ -227,7 +228,7 @@ extension SQLCompiler {
             }
         }
         if !native.isEmpty {
-            tests.insert(dialect.nullAsFalse(left.fragment + " IN (" + .joined(native.map(\.fragment), separator: ", ") + ")"), at: 0)
+            tests.insert(twoValued(left.fragment + " IN (" + .joined(native.map(\.fragment), separator: ", ") + ")"), at: 0)
         }
         if tests.isEmpty { return falseCondition }
         return tests.count == 1 ? tests[0] : .joined(tests.map(\.parenthesized), separator: " OR ")

@@ -6,9 +6,11 @@
 /// What can't be compiled so is refused with a ``SQLCompileError`` naming the construct.
 ///
 /// How the evaluator's rules are kept:
-/// - every compiled condition is two-valued (never SQL's NULL/unknown), so `NOT` agrees;
-/// - equality is `IS` / `IS NOT` (null equals only null); ordered comparisons with null are
-///   false (`COALESCE(a < b, 0)`);
+/// - every condition compiled under `NOT` is two-valued (never SQL's NULL/unknown), so `NOT`
+///   agrees: ordered comparisons with null are false there (`COALESCE(a < b, 0)`). Elsewhere
+///   (WHERE, HAVING, AND/OR of them) SQL already treats unknown as false, so comparisons stay
+///   bare and can use indexes;
+/// - equality is `IS` / `IS NOT` (null equals only null);
 /// - values of different kinds (a string and a number, a date and a number) are never equal or
 ///   ordered, decided at compile time from attribute types and constant types;
 /// - strings (whose comparison folds `[c]`/`[d]` and uses Unicode canonical equivalence) and
@@ -21,10 +23,24 @@ final class SQLCompiler {
     let mapping: any SQLSchemaMapping
     let dialect: any SQLQueryDialect
     private var nextAlias = 0
+    /// How many `NOT`s enclose the condition being compiled.
+    private var negationDepth = 0
 
     init(mapping: any SQLSchemaMapping, dialect: any SQLQueryDialect = SQLiteQueryDialect()) {
         self.mapping = mapping
         self.dialect = dialect
+    }
+
+    /// Compiles `body`'s conditions for a place under `NOT` when `negated`.
+    func negating<T>(_ negated: Bool, _ body: () throws -> T) rethrows -> T {
+        if negated { negationDepth += 1 }
+        defer { if negated { negationDepth -= 1 } }
+        return try body()
+    }
+
+    /// `condition`, made two-valued (unknown → false) when it is compiled under `NOT`.
+    func twoValued(_ condition: SQLFragment) -> SQLFragment {
+        negationDepth > 0 ? dialect.nullAsFalse(condition) : condition
     }
 
     /// A new table alias.
