@@ -42,7 +42,7 @@ enum ManagedValueConversion {
     /// The destinations in a to-many value: a set or array of managed objects, an `NSSet`,
     /// `NSOrderedSet` or `NSArray` of them, or a relationship proxy. `nil` gives none.
     static func objects(in value: Any?) -> [NSManagedObject]? {
-        guard let value = ValueComparison.unwrap(value), !(value is NSNull) else { return [] }
+        guard let value = ValueComparison.unwrap(value), !ValueComparison.isNSNull(value) else { return [] }
         switch value {
         case let array as [NSManagedObject]: return array
         case let set as Set<NSManagedObject>: return Array(set)

@@ -55,7 +55,7 @@ extension NSManagedObject {
                 let list = (old as? ObjectList) ?? ObjectList()
                 result[key] = relationship.isOrdered ? NSOrderedSet(array: list.objects) : list.set
             } else {
-                result[key] = old
+                result[key] = ValueComparison.unwrap(old) ?? NSNull()
             }
         }
         return result

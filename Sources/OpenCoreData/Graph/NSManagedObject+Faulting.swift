@@ -52,23 +52,26 @@ extension NSManagedObject {
     /// The object's persistent state as a store sees it: attributes by name, to-one
     /// destinations as IDs in `values`, to-many destinations as IDs in `toMany`, and the version
     /// last read.
+    ///
+    /// Attribute values are taken as stored: every setter keeps values converted by
+    /// ``PropertyValueCoercion/stored(_:for:)`` (and validation passed before a save), so the
+    /// storage is shared with the snapshot and only relationships and transient keys are
+    /// rewritten.
     func persistentSnapshot() -> ObjectSnapshot {
-        var snapshot = ObjectSnapshot(objectID: objectID, version: committedSnapshot?.version ?? 0)
-        for property in entity.properties where !property.isTransient {
+        var snapshot = ObjectSnapshot(objectID: objectID, values: storage, version: committedSnapshot?.version ?? 0)
+        for property in entity.properties {
             switch property {
-            case let relationship as NSRelationshipDescription:
+            case let relationship as NSRelationshipDescription where !relationship.isTransient:
                 if relationship.isToMany {
+                    snapshot.values.removeValue(forKey: relationship.name)
                     snapshot.toMany[relationship.name] = toManyList(relationship.name).objects.map(\.objectID)
                 } else if let destination = storage[relationship.name] as? NSManagedObject {
                     snapshot.values[relationship.name] = destination.objectID
                 }
-            case let attribute as NSAttributeDescription:
-                // Validation passed: the value converts to the attribute's exact Swift type.
-                if let value = storage[property.name] {
-                    snapshot.values[property.name] = PropertyValueCoercion.stored(value, for: attribute)
-                }
+            case is NSAttributeDescription where !property.isTransient:
+                continue
             default:
-                break
+                if storage[property.name] != nil { snapshot.values.removeValue(forKey: property.name) }
             }
         }
         return snapshot

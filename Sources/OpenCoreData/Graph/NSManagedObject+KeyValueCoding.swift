@@ -23,7 +23,7 @@ extension NSManagedObject: KeyValueCoding {
     /// The throwing form of ``setValue(_:forKey:)``. Not in Apple's API.
     public func setValueThrowing(_ value: Any?, forKey key: String) throws {
         guard let property = entity.propertiesByName[key] else { throw unknownKey(key) }
-        let value = ValueComparison.unwrap(value).flatMap { $0 is NSNull ? nil : $0 }
+        let value = ValueComparison.unwrap(value).flatMap { ValueComparison.isNSNull($0) ? nil : $0 }
         switch property {
         case let attribute as NSAttributeDescription:
             if value == nil, !attribute.isOptional, ManagedValueConversion.isScalar(attribute) {
@@ -35,7 +35,7 @@ extension NSManagedObject: KeyValueCoding {
             // A value of the wrong type or out of range is kept as given: validation reports it
             // at save (1550, 1610, 1620), as Core Data does.
             willChangeValue(forKey: key)
-            setStoredValue(value.map { PropertyValueCoercion.stored($0, for: attribute) }, forKey: key)
+            setStoredValue(value.map { PropertyValueCoercion.stored($0, for: attribute) }, forKey: key, property: attribute)
             didChangeValue(forKey: key)
         case let relationship as NSRelationshipDescription:
             if relationship.isToMany {
@@ -135,7 +135,7 @@ extension NSManagedObject: KeyValueCoding {
 
     func setPrimitiveStoredValue(_ value: Any?, forKey key: String) {
         guard let property = entity.propertiesByName[key] else { preconditionFailure("\(unknownKey(key))") }
-        let value = ValueComparison.unwrap(value).flatMap { $0 is NSNull ? nil : $0 }
+        let value = ValueComparison.unwrap(value).flatMap { ValueComparison.isNSNull($0) ? nil : $0 }
         if !property.isTransient { fireFaultIfNeeded() }
         if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
             guard let objects = ManagedValueConversion.objects(in: value) else {
@@ -149,13 +149,14 @@ extension NSManagedObject: KeyValueCoding {
         }
     }
 
-    /// The one place stored values change: records the change in the context (change tracking,
-    /// the current event's old values, undo), then stores the value. No hooks.
-    func setStoredValue(_ value: Any?, forKey key: String) {
-        if let property = entity.propertiesByName[key], !property.isTransient { fireFaultIfNeeded() }
-        let old = storage[key]
+    /// The one place stored values change: stores the value, then records the change in the
+    /// context (change tracking, the current event's old values, undo). No hooks. `property`
+    /// saves a lookup when the caller has it.
+    func setStoredValue(_ value: Any?, forKey key: String, property: NSPropertyDescription? = nil) {
+        if let property = property ?? entity.propertiesByName[key], !property.isTransient { fireFaultIfNeeded() }
+        let old: Any?
+        if let value { old = storage.updateValue(value, forKey: key) } else { old = storage.removeValue(forKey: key) }
         managedObjectContext?.recordChange(of: self, key: key, oldValue: old)
-        storage[key] = value
     }
 
     /// Puts back a value recorded for undo: the change hooks run and the change is recorded again

@@ -57,7 +57,7 @@ extension NSManagedObjectContext {
     func recordChange(of object: NSManagedObject, key: String, oldValue: Any?) {
         guard recordingSuspended == 0 else { return }
         if object.eventChanges[key] == nil {
-            object.eventChanges[key] = oldValue ?? NSNull()
+            object.eventChanges[key] = oldValue as Any   // nil kept as Optional.none; read as NSNull
             eventTouched.insert(object)
         }
         undoManager?.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue, forKey: key) }

@@ -161,7 +161,7 @@ struct DictionaryFetch {
             } else {
                 value = nil
             }
-            guard let value = StoreValueMapping.plain(value), !(value is NSNull) else { continue }
+            guard let value = StoreValueMapping.plain(value), !ValueComparison.isNSNull(value) else { continue }
             result[column.name] = resultTypes[column.name].map { Self.coerce(value, to: $0) } ?? value
         }
         return result
@@ -212,7 +212,7 @@ struct DictionaryFetch {
         var values: [Any] = []
         for row in rows {
             let value = ValueComparison.unwrap(try argument.expressionValueThrowing(with: row))
-            if let value, !(value is NSNull) { values.append(StoreValueMapping.plain(value) ?? value) }
+            if let value, !ValueComparison.isNSNull(value) { values.append(StoreValueMapping.plain(value) ?? value) }
         }
         if values.isEmpty { return function == "count:" ? 0 : nil }
         return try NSExpression(forFunction: function, arguments: [NSExpression(forConstantValue: values)])

@@ -23,7 +23,7 @@ enum CoreDataErrorFactory {
         let value = ValueComparison.unwrap(value)
         var userInfo: [String: Any] = [NSValidationObjectErrorKey: object]
         if let key { userInfo[NSValidationKeyErrorKey] = key }
-        if let value, !(value is NSNull) { userInfo[NSValidationValueErrorKey] = value }
+        if let value, !ValueComparison.isNSNull(value) { userInfo[NSValidationValueErrorKey] = value }
         if let predicate { userInfo[NSValidationPredicateErrorKey] = predicate }
         userInfo[NSLocalizedDescriptionKey] = messages.message(description ?? CoreDataErrorMessages.template(for: code),
                                                                 key: key, entity: object.entity, value: value)

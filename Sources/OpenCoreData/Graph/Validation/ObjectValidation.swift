@@ -80,7 +80,7 @@ enum ObjectValidation {
         }
 
         let relationship = property as? NSRelationshipDescription
-        guard let present = original, !(present is NSNull) else {
+        guard let present = original, !ValueComparison.isNSNull(present) else {
             if property.isOptional { return }
             if let relationship, relationship.isToMany {
                 throw failure(NSValidationRelationshipLacksMinimumCountError)
@@ -150,7 +150,7 @@ enum ObjectValidation {
 
     /// The number of destination objects in a relationship value.
     private static func destinationCount(_ value: Any?, of relationship: NSRelationshipDescription) -> Int {
-        guard let value, !(value is NSNull) else { return 0 }
+        guard let value, !ValueComparison.isNSNull(value) else { return 0 }
         if relationship.isToMany { return CollectionValue(value)?.elements.count ?? 1 }
         return 1
     }

@@ -124,7 +124,7 @@ extension BuiltinFunctions {
     }
 
     private static func unwrapNull(_ value: Any) -> Any? {
-        value is NSNull ? nil : value
+        ValueComparison.isNSNull(value) ? nil : value
     }
 
     private static func typeName(of index: Index) -> String {
@@ -144,7 +144,7 @@ extension BuiltinFunctions {
     /// - nil stays nil; any other type name or unconvertible value throws
     ///   ``PredicateEvaluationError/invalidCast(typeName:type:)``.
     static func cast(_ value: Any?, to type: String) throws -> Any? {
-        guard let value = ValueComparison.unwrap(value), !(value is NSNull) else { return nil }
+        guard let value = ValueComparison.unwrap(value), !ValueComparison.isNSNull(value) else { return nil }
         let failure = PredicateEvaluationError.invalidCast(typeName: ValueComparison.typeName(value), type: type)
         switch type {
         case "NSDate", "Date":

@@ -111,7 +111,7 @@ public enum KeyValueAccess {
 
     /// One key on one value, mapping over collections.
     private static func valueForKey(_ key: String, of object: Any?) throws -> Any? {
-        guard let object = ValueComparison.unwrap(object), !(object is NSNull) else { return nil }
+        guard let object = ValueComparison.unwrap(object), !ValueComparison.isNSNull(object) else { return nil }
         if key == "self" { return object }
         if let coding = object as? KeyValueCoding {
             return ValueComparison.unwrap(try coding.valueThrowing(forKey: key))

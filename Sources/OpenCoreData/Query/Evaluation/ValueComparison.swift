@@ -30,14 +30,25 @@ enum ValueComparison {
     /// Flattens nested optionals hidden in `Any` (`Optional<Optional<Int>>.some(nil)` is nil).
     static func unwrap(_ value: Any?) -> Any? {
         guard let value else { return nil }
+        // Checking the dynamic type's metadata first is far cheaper than a protocol cast, which
+        // for bridgeable values (Int64, String…) even builds their Foundation object.
+        guard _openExistential(value, do: holdsOptional) else { return value }
         if let optional = value as? AnyOptional { return unwrap(optional.wrappedAny) }
         return value
     }
 
+
     /// Whether `value` is nil or `NSNull`.
     static func isNull(_ value: Any?) -> Bool {
         guard let value = unwrap(value) else { return true }
-        return value is NSNull
+        return isNSNull(value)
+    }
+
+    /// Whether `value` is an `NSNull`. Compares the dynamic type instead of casting: on Linux,
+    /// `value is NSNull` first bridges a Swift number or string to its Foundation object.
+    @inline(__always)
+    static func isNSNull(_ value: Any) -> Bool {
+        type(of: value) == NSNull.self
     }
 
     /// The string in `value`, for `String`, `Substring` and `NSString`.
@@ -152,3 +163,6 @@ protocol AnyOptional {
 extension Optional: AnyOptional {
     var wrappedAny: Any? { self.map { $0 as Any } }
 }
+
+/// Whether a value opened from `Any` is an `Optional` (a metadata check, no conformance lookup).
+private func holdsOptional<T>(_ value: T) -> Bool { _isOptional(T.self) }

@@ -77,7 +77,7 @@ struct BinaryStoreEncoder {
             writer.varint(ids.count)
             for id in ids { writeReference(id, numbers: numbers, into: &writer) }
         default:
-            guard let value = ModelValues.unwrap(row.values[property.name]), !(value is NSNull) else {
+            guard let value = ModelValues.unwrap(row.values[property.name]), !ValueComparison.isNSNull(value) else {
                 writer.byte(0)
                 return
             }

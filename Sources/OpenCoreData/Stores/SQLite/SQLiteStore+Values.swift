@@ -9,7 +9,7 @@ enum SQLiteValueCoding {
     /// A transformable value without a transformer is stored as it is when it is `Data`, else
     /// as a binary property list (Apple archives it with a keyed archiver, also a binary plist).
     static func databaseValue(_ value: Any?, column: SQLAttributeColumn) throws -> DatabaseValue {
-        guard column.attributeType == .transformableAttributeType, let value, !(value is NSNull) else {
+        guard column.attributeType == .transformableAttributeType, let value, !ValueComparison.isNSNull(value) else {
             return try databaseValue(value, type: column.attributeType, attribute: column.attributeName)
         }
         if let name = column.valueTransformerName, let transformer = ValueTransformer.named(name) {
@@ -42,9 +42,10 @@ enum SQLiteValueCoding {
     /// The column value of `value` for an attribute of `type`. Throws for a value the type
     /// can't hold (a transformable value that is not `Data`: Linux has no archiver for it).
     static func databaseValue(_ value: Any?, type: NSAttributeType, attribute: String) throws -> DatabaseValue {
-        guard let value, !(value is NSNull) else { return .null }
+        guard let value, !ValueComparison.isNSNull(value) else { return .null }
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+            if let int = value as? Int64 { return int.databaseValue }
             if let bool = value as? Bool { return (bool ? 1 : 0 as Int64).databaseValue }
             if let number = integer(value) { return number.databaseValue }
         case .dateAttributeType:

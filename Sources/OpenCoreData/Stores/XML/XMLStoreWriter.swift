@@ -67,7 +67,7 @@ struct XMLStoreWriter {
                         into out: inout String) throws {
         out += "    <object type=\"\(layout.typeName)\" id=\"z\(key)\">\n"
         for attribute in layout.attributes {
-            guard let value = snapshot.values[attribute.name], !(value is NSNull) else { continue }
+            guard let value = snapshot.values[attribute.name], !ValueComparison.isNSNull(value) else { continue }
             let text: String
             do {
                 text = try XMLStoreValueCoding.text(of: value, for: attribute)
