@@ -13,7 +13,7 @@ extension SQLiteStore {
     /// Runs `request` through the SQL compiler.
     func compiledFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription, queue: DatabaseQueue) throws -> StoreFetchResult {
         let mapping = compilerMapping
-        let compiler = SQLFetchCompiler(mapping: mapping)
+        let compiler = SQLFetchCompiler(mapping: mapping, dialect: dialect)
         do {
             switch request.resultType {
             case .countResultType:

@@ -112,9 +112,8 @@ extension SQLiteStore {
         let table = dialect.quote(mapping.tableName)
         let simple = request.predicate == nil && (request.sortDescriptors ?? []).isEmpty && request.resultType != .dictionaryResultType
         if simple {
-            let window = dialect.limitClause(limit: request.fetchLimit > 0 ? request.fetchLimit : nil,
-                                             offset: request.fetchOffset > 0 ? request.fetchOffset : nil, firstParameterIndex: 1)
-            let arguments = StatementArguments(window.parameters)
+            let window = dialect.finish(dialect.limitClause(limit: request.fetchLimit, offset: request.fetchOffset))
+            let arguments = window.arguments
             return try queue.read { db in
                 switch request.resultType {
                 case .countResultType:

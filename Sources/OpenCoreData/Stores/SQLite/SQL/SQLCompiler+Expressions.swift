@@ -182,7 +182,7 @@ extension SQLCompiler {
         for value in values where !value.isNull && value.kind != expected && value.kind != .unknown {
             throw SQLCompileError("the function \(expression)", "\(name) needs \(expected) arguments, not \(value.kind)")
         }
-        let call = SQLFragment("\(SQLFunctions.function)(") + .bind(.text(name)) + ", "
+        let call = SQLFragment("\(dialect.functionName(.function))(") + .bind(.text(name)) + ", "
             + .joined(values.map(\.fragment), separator: ", ") + ")"
         return SQLOperand(fragment: call, kind: result)
     }

@@ -1,5 +1,5 @@
 /// Compiles the query AST (DESIGN decision 1) to SQL with bound parameters, for a SQL store's
-/// schema (``SQLSchemaMapping``) and dialect (``SQLQueryDialect``).
+/// schema (``SQLSchemaMapping``) and dialect (``SQLDialect``).
 ///
 /// The contract is the in-memory evaluator's semantics (``PredicateEvaluator``,
 /// ``ValueComparison``): a compiled predicate selects exactly the rows the evaluator would keep.
@@ -19,10 +19,10 @@
 /// One compiler compiles one statement: it hands out table aliases `t0`, `t1`, ….
 final class SQLCompiler {
     let mapping: any SQLSchemaMapping
-    let dialect: any SQLQueryDialect
+    let dialect: any SQLDialect
     private var nextAlias = 0
 
-    init(mapping: any SQLSchemaMapping, dialect: any SQLQueryDialect = SQLiteQueryDialect()) {
+    init(mapping: any SQLSchemaMapping, dialect: any SQLDialect = SQLiteDialect()) {
         self.mapping = mapping
         self.dialect = dialect
     }
@@ -33,7 +33,7 @@ final class SQLCompiler {
         return "t\(nextAlias)"
     }
 
-    /// `alias."column"`.
+    /// `alias.column`, the column quoted as the dialect needs.
     func column(_ alias: String, _ name: String) -> SQLFragment {
         SQLFragment(alias + "." + dialect.quote(name))
     }

@@ -6,7 +6,7 @@
 /// (groups and distinct rows by the first row of each, `MIN(Z_PK)`).
 struct SQLFetchCompiler {
     let mapping: any SQLSchemaMapping
-    var dialect: any SQLQueryDialect = SQLiteQueryDialect()
+    var dialect: any SQLDialect = SQLiteDialect()
 
     /// The rows a request selects, before the result columns are chosen.
     private struct Selection {
@@ -44,8 +44,8 @@ struct SQLFetchCompiler {
         var statement = SQLFragment("SELECT " + selected.map { compiler.column(alias, $0).sql }.joined(separator: ", ") + " FROM ")
         statement += compiler.fromClause(of: selection.scope)
         statement += whereClause(selection.conditions)
-        statement += " ORDER BY " + .joined(order + [compiler.column(alias, mapping.primaryKeyColumn) + " ASC"], separator: ", ")
-        statement += dialect.window(limit: max(0, request.fetchLimit), offset: max(0, request.fetchOffset))
+        statement += " ORDER BY " + .joined(order + [dialect.orderTerm(compiler.column(alias, mapping.primaryKeyColumn), ascending: true)], separator: ", ")
+        statement += dialect.limitClause(limit: request.fetchLimit, offset: request.fetchOffset)
         return dialect.finish(statement)
     }
 
@@ -56,7 +56,7 @@ struct SQLFetchCompiler {
         var rows = SQLFragment("FROM ") + compiler.fromClause(of: selection.scope) + whereClause(selection.conditions)
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
             rows = "FROM (SELECT " + compiler.column(selection.scope.alias, mapping.primaryKeyColumn) + " " + rows
-                + dialect.window(limit: max(0, request.fetchLimit), offset: max(0, request.fetchOffset)) + ") AS counted"
+                + dialect.limitClause(limit: request.fetchLimit, offset: request.fetchOffset) + ") AS counted"
         }
         return dialect.finish("SELECT COUNT(*) " + rows)
     }
@@ -76,12 +76,12 @@ struct SQLFetchCompiler {
     private func orderTerm(_ value: SQLOperand, _ comparison: SortComparison, ascending: Bool, key: String) throws -> SQLFragment {
         switch value.kind {
         case .string, .url:
-            return dialect.orderTerm(value.fragment, ascending: ascending, collation: SQLFunctions.collationName(comparison))
+            return dialect.orderTerm(dialect.collate(value.fragment, SQLFunctions.collationName(comparison)), ascending: ascending)
         case .number, .date, .data, .uuid:
             guard comparison == .compare else {
                 throw SQLCompileError("the sort descriptor on '\(key)'", "\(comparison.rawValue) compares strings only")
             }
-            return dialect.orderTerm(value.fragment, ascending: ascending, collation: nil)
+            return dialect.orderTerm(value.fragment, ascending: ascending)
         case .object, .unknown:
             throw SQLCompileError("the sort descriptor on '\(key)'", "\(value.kind) values have no order")
         }
@@ -127,7 +127,7 @@ struct SQLFetchCompiler {
             order.append(try sortTerm(descriptor, compiler, scope))
         }
         let primaryKey = compiler.column(scope.alias, mapping.primaryKeyColumn)
-        order.append(grouped ? "MIN(" + primaryKey + ") ASC" : primaryKey + " ASC")
+        order.append(dialect.orderTerm(grouped ? "MIN(" + primaryKey + ")" : primaryKey, ascending: true))
 
         var having: SQLFragment? = nil
         if let predicate = request.havingPredicate {
@@ -144,7 +144,7 @@ struct SQLFetchCompiler {
         if !grouping.isEmpty { statement += " GROUP BY " + .joined(grouping, separator: ", ") }
         if let having { statement += " HAVING " + having }
         statement += " ORDER BY " + .joined(order, separator: ", ")
-        statement += dialect.window(limit: max(0, request.fetchLimit), offset: max(0, request.fetchOffset))
+        statement += dialect.limitClause(limit: request.fetchLimit, offset: request.fetchOffset)
         return (dialect.finish(statement), columns)
     }
 

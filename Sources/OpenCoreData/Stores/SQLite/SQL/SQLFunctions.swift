@@ -10,8 +10,17 @@
 ///   where the evaluator throws (division by zero);
 /// - collations `ocd_compare`, `ocd_caseInsensitiveCompare`, … : ``SortComparison`` on strings.
 enum SQLFunctions {
-    static let predicate = "ocd_predicate"
-    static let function = "ocd_function"
+    /// The functions the store registers and the compiler calls, by their SQLite names
+    /// (a dialect may call them otherwise: ``SQLDialect/functionName(_:)``).
+    enum Registered: String, Sendable, CaseIterable {
+        /// `ocd_predicate(op, a, b, options)`.
+        case predicate = "ocd_predicate"
+        /// `ocd_function(name, args…)`.
+        case function = "ocd_function"
+    }
+
+    static let predicate = Registered.predicate.rawValue
+    static let function = Registered.function.rawValue
 
     /// An `ocd_predicate` option bit (beyond Apple's) saying that blobs are decimals kept as text.
     static let decimalOperands = NSComparisonPredicate.Options(rawValue: 1 << 16)
