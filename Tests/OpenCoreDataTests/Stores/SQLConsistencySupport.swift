@@ -99,6 +99,9 @@ struct TestSchemaMapping: SQLSchemaMapping {
     func entity(forNumber number: Int64) -> NSEntityDescription? {
         numbers.first { $0.value == number }.flatMap { model.entitiesByName[$0.key] }
     }
+    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) -> Any? {
+        SQLiteValueCoding.value(value.databaseValue, type: attribute.attributeType)
+    }
 
     private func joinColumn(_ relationship: NSRelationshipDescription) -> String {
         "Z_\(numbers[relationship.entity.name!]!)\(relationship.name.uppercased())"

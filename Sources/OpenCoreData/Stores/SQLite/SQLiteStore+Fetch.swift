@@ -102,4 +102,12 @@ struct SQLiteCompilerMapping: SQLSchemaMapping {
     func entity(forNumber number: Int64) -> NSEntityDescription? {
         schema.entity(number: number).flatMap { model?.entitiesByName[$0.name] }
     }
+
+    /// Through ``SQLiteValueCoding``, with the attribute's column (its value transformer).
+    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) -> Any? {
+        if let column = (try? mapping(attribute.entity))?.attributes[attribute.name] {
+            return SQLiteValueCoding.value(value.databaseValue, column: column)
+        }
+        return SQLiteValueCoding.value(value.databaseValue, type: attribute.attributeType)
+    }
 }
