@@ -54,6 +54,7 @@ import Testing
         ("tasks.@count > 1", #"COALESCE((SELECT COUNT(*) FROM ZTASK AS t1 WHERE t1.ZITEM = t0.Z_PK) > ?, 0)"#, [.integer(1)]),
         ("tasks.@sum.price == 0", #"(SELECT COALESCE(SUM(t1.ZPRICE), 0) FROM ZTASK AS t1 WHERE t1.ZITEM = t0.Z_PK) IS ?"#, [.integer(0)]),
         ("tasks.@avg.price == nil", #"(SELECT CAST(COALESCE(SUM(t1.ZPRICE), 0) AS REAL) / NULLIF(COUNT(*), 0) FROM ZTASK AS t1 WHERE t1.ZITEM = t0.Z_PK) IS NULL"#, []),
+        ("tasks.@max.title == 'x'", #"ocd_predicate(4, (SELECT MAX(t1.ZTITLE COLLATE ocd_value) FROM ZTASK AS t1 WHERE t1.ZITEM = t0.Z_PK), ?, 0)"#, [.text("x")]),
         ("tasks.@max.price > 1", #"COALESCE((SELECT MAX(t1.ZPRICE) FROM ZTASK AS t1 WHERE t1.ZITEM = t0.Z_PK) > ?, 0)"#, [.integer(1)]),
         ("SUBQUERY(tasks, $t, $t.isCompleted == YES).@count > 0",
          #"COALESCE((SELECT COUNT(*) FROM ZTASK AS t1 WHERE t1.ZITEM = t0.Z_PK AND (t1.ZISCOMPLETED IS ?)) > ?, 0)"#, [.integer(1), .integer(0)]),
@@ -154,7 +155,7 @@ import Testing
         request.havingPredicate = NSPredicate(format: "total > 5")
         request.sortDescriptors = [NSSortDescriptor(key: "total", ascending: false)]
         let (statement, columns) = try compiler.dictionaries(request, entity: request.entity!)
-        #expect(statement.sql == #"SELECT t0.ZSTATUS, t1.Z_PK, t1.Z_ENT, SUM(t0.ZPRICE) FROM ZITEM AS t0 LEFT JOIN ZCATEGORY AS t1 ON t1.Z_PK = t0.ZCATEGORY GROUP BY t0.ZSTATUS, t1.Z_PK, t1.Z_ENT HAVING COALESCE(SUM(t0.ZPRICE) > ?, 0) ORDER BY SUM(t0.ZPRICE) DESC, MIN(t0.Z_PK) ASC"#)
+        #expect(statement.sql == #"SELECT t0.ZSTATUS, t1.Z_PK, t1.Z_ENT, SUM(t0.ZPRICE) FROM ZITEM AS t0 LEFT JOIN ZCATEGORY AS t1 ON t1.Z_PK = t0.ZCATEGORY GROUP BY t0.ZSTATUS COLLATE ocd_value, t1.Z_PK, t1.Z_ENT HAVING COALESCE(SUM(t0.ZPRICE) > ?, 0) ORDER BY SUM(t0.ZPRICE) DESC, MIN(t0.Z_PK) ASC"#)
         #expect(statement.bindings == [.integer(5)])
         #expect(columns.map(\.name) == ["status", "category", "total"])
         #expect(columns[1].decoding == .objectID)

@@ -175,7 +175,12 @@ final class SQLConsistencyFixture {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    init() throws {
+    /// Extra tags (`x0`, `x1`, …) with the given names, each tagging the given item, beyond the
+    /// standard rows: the string-ordering cases.
+    let extraTags: [(name: String?, item: String?)]
+
+    init(extraTags: [(name: String?, item: String?)] = []) throws {
+        self.extraTags = extraTags
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
         mapping = TestSchemaMapping(model: model)
@@ -269,6 +274,7 @@ final class SQLConsistencyFixture {
             ("p1", "Person", ["firstName": "Ada", "lastName": "Lovelace", "age": Int32(36)]),
             ("p2", "Person", ["firstName": "Alan", "lastName": "Turing", "age": Int32(41)]),
         ]
+        rows += extraTags.enumerated().map { index, tag in ("x\(index)", "Tag", tag.name.map { ["name": $0] } ?? [:]) }
         let idList = try coordinator.permanentObjectIDs(for: rows.map { (entity($0.entity), store) })
         for (row, id) in zip(rows, idList) { ids[row.key] = id }
         // Relationships.
@@ -280,7 +286,10 @@ final class SQLConsistencyFixture {
         link("alice", "category", "work"); link("bob", "category", "home"); link("john", "category", "work")
         link("alice", "owner", "p1"); link("cafe", "owner", "p2"); link("john", "owner", "p1")
         link("t1", "item", "alice"); link("t2", "item", "alice"); link("t3", "item", "john"); link("t4", "item", "bob")
-        let tags: [String: [String]] = ["alice": ["swift", "ios"], "bob": ["swift"], "john": ["db", "ios", "swift"], "ann": ["db"]]
+        var tags: [String: [String]] = ["alice": ["swift", "ios"], "bob": ["swift"], "john": ["db", "ios", "swift"], "ann": ["db"]]
+        for (index, tag) in extraTags.enumerated() {
+            if let item = tag.item { tags[item, default: []].append("x\(index)") }
+        }
         var snapshots: [ObjectSnapshot] = []
         for row in rows {
             var snapshot = ObjectSnapshot(objectID: ids[row.key]!, values: row.values)
@@ -410,6 +419,12 @@ final class SQLConsistencyFixture {
                 return result
             }
         }
+    }
+
+    /// The dictionaries the real SQLite store returns.
+    func sqliteStoreDictionaries(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [[String: Any]] {
+        guard case .dictionaries(let rows) = try sqliteStore.executeFetch(request) else { return [] }
+        return rows
     }
 
     func memoryDictionaries(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [[String: Any]] {

@@ -13,7 +13,9 @@
 ///   ordered, decided at compile time from attribute types and constant types;
 /// - strings (whose comparison folds `[c]`/`[d]` and uses Unicode canonical equivalence) and
 ///   the string operators are compared by the registered function `ocd_predicate`, which calls
-///   the evaluator itself (``SQLFunctions``);
+///   the evaluator itself (``SQLFunctions``); strings are sorted with the collation of the sort
+///   descriptor's selector, and grouped, made distinct and taken MIN/MAX of with the
+///   evaluator's own order (``valueOrdered(_:)``), never SQLite's BINARY order;
 /// - key paths across to-one relationships are LEFT JOINs (a missing destination reads null);
 ///   to-many relationships become correlated subqueries.
 /// One compiler compiles one statement: it hands out table aliases `t0`, `t1`, ….
@@ -41,6 +43,26 @@ final class SQLCompiler {
     /// The primary key of a scope's row, as an object operand.
     func objectOperand(of scope: SQLQueryScope) -> SQLOperand {
         SQLOperand(fragment: column(scope.alias, mapping.primaryKeyColumn), kind: .object(root: scope.entity.rootEntity.name ?? ""))
+    }
+
+    /// The operand's SQL for GROUP BY, DISTINCT, MIN and MAX, where values must compare as the
+    /// evaluator compares them (``ValueComparison``): strings and URLs through the value
+    /// collation (``SQLFunctions/valueCollation``), other kinds natively.
+    func valueOrdered(_ operand: SQLOperand) -> SQLFragment {
+        switch operand.kind {
+        case .string, .url: return dialect.collate(operand.fragment, SQLFunctions.valueCollation)
+        default: return operand.fragment
+        }
+    }
+
+    /// Whether MIN and MAX of values of `operand` give the evaluator's `min:`/`@min` and
+    /// `max:`/`@max` (through ``valueOrdered(_:)``).
+    func hasSQLExtremes(_ operand: SQLOperand) -> Bool {
+        if operand.isNull { return true }
+        switch operand.kind {
+        case .number, .date, .object, .string, .url: return true
+        case .data, .uuid, .unknown: return false
+        }
     }
 
     var trueCondition: SQLFragment { SQLFragment(dialect.trueLiteral) }

@@ -70,18 +70,21 @@ struct SQLFetchCompiler {
             throw SQLCompileError("the sort descriptor on '\(key)'", "a comparator block sorts only in memory")
         }
         let value = try compiler.scalar(key, in: scope, expression: NSExpression(forKeyPath: key))
-        return try orderTerm(value, comparison, ascending: descriptor.ascending, key: key)
+        return try orderTerm(value, comparison, ascending: descriptor.ascending, key: key, compiler)
     }
 
-    private func orderTerm(_ value: SQLOperand, _ comparison: SortComparison, ascending: Bool, key: String) throws -> SQLFragment {
+    /// Strings sort with the collation of the descriptor's selector (which runs
+    /// ``SortComparison``, as the in-memory sort does); URLs, which only `compare:` orders, by
+    /// their absolute strings as ``ValueComparison`` orders them; the other kinds natively.
+    private func orderTerm(_ value: SQLOperand, _ comparison: SortComparison, ascending: Bool, key: String, _ compiler: SQLCompiler) throws -> SQLFragment {
         switch value.kind {
-        case .string, .url:
+        case .string:
             return dialect.orderTerm(dialect.collate(value.fragment, SQLFunctions.collationName(comparison)), ascending: ascending)
-        case .number, .date, .data, .uuid:
+        case .url, .number, .date, .data, .uuid:
             guard comparison == .compare else {
-                throw SQLCompileError("the sort descriptor on '\(key)'", "\(comparison.rawValue) compares strings only")
+                throw SQLCompileError("the sort descriptor on '\(key)' with \(comparison.rawValue)", "\(comparison.rawValue) compares strings only, not \(value.kind) values")
             }
-            return dialect.orderTerm(value.fragment, ascending: ascending)
+            return dialect.orderTerm(value.kind == .url ? compiler.valueOrdered(value) : value.fragment, ascending: ascending)
         case .object, .unknown:
             throw SQLCompileError("the sort descriptor on '\(key)'", "\(value.kind) values have no order")
         }
@@ -111,8 +114,9 @@ struct SQLFetchCompiler {
             scope.resultColumns[column.name] = column.operand
         }
         let distinctByGrouping = request.returnsDistinctResults && !aggregated
-        var grouping: [SQLFragment] = groupBy.flatMap(\.fragments)
-        if distinctByGrouping { grouping = columns.flatMap(\.fragments) }
+        // Grouped (and made distinct) by the evaluator's equality, not SQLite's BINARY one.
+        var grouping: [SQLFragment] = groupBy.flatMap { $0.groupingFragments(compiler) }
+        if distinctByGrouping { grouping = columns.flatMap { $0.groupingFragments(compiler) } }
         let grouped = aggregated || distinctByGrouping
 
         var order: [SQLFragment] = []
@@ -167,14 +171,14 @@ struct SQLFetchCompiler {
                     sql = function == "sum:" ? "SUM" : "AVG"
                 case "count:": sql = "COUNT"
                 case "min:", "max:":
-                    guard argument.kind.comparesNatively || argument.isNull, argument.kind != .data, argument.kind != .uuid else {
+                    guard compiler.hasSQLExtremes(argument) else {
                         throw SQLCompileError("\(description.name) = \(expression)", "\(function) of \(argument.kind) values is ordered differently in SQL")
                     }
                     sql = function == "min:" ? "MIN" : "MAX"
                 default:
                     throw SQLCompileError("\(description.name) = \(expression)", "\(function) has no SQL form")
                 }
-                let fragment = SQLFragment(sql + "(") + argument.fragment + ")"
+                let fragment = SQLFragment(sql + "(") + (sql == "MIN" || sql == "MAX" ? compiler.valueOrdered(argument) : argument.fragment) + ")"
                 let decoding: SQLResultDecoding = (sql == "MIN" || sql == "MAX") ? .value(argument.kind, argument.attribute) : .value(.number, nil)
                 return SQLResultColumn(name: description.name, fragments: [fragment], decoding: decoding, isAggregate: true,
                                        operand: SQLOperand(fragment: fragment, kind: sql == "MIN" || sql == "MAX" ? argument.kind : .number))
@@ -230,6 +234,12 @@ struct SQLResultColumn {
     let decoding: SQLResultDecoding
     let isAggregate: Bool
     let operand: SQLOperand
+
+    /// The SQL this entry is grouped by (GROUP BY, or distinct results): its columns, compared
+    /// as the evaluator compares values.
+    func groupingFragments(_ compiler: SQLCompiler) -> [SQLFragment] {
+        decoding == .objectID ? fragments : [compiler.valueOrdered(SQLOperand(fragment: fragments[0], kind: operand.kind))]
+    }
 }
 
 /// How a result column's values become Swift values.

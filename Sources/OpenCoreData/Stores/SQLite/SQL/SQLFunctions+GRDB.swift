@@ -3,7 +3,7 @@ import GRDB
 /// Registering the compiler's functions and collations on a GRDB connection, and converting
 /// between ``SQLValue`` and GRDB's values.
 extension SQLFunctions {
-    /// Registers `ocd_predicate`, `ocd_function` and the sort collations on `db`. The SQLite
+    /// Registers `ocd_predicate`, `ocd_function`, the sort collations and `ocd_value` on `db`. The SQLite
     /// store calls it for every connection it opens (`Configuration.prepareDatabase`).
     static func register(on db: Database) {
         db.add(function: DatabaseFunction(predicate, argumentCount: 4, pure: true) { arguments in
@@ -21,6 +21,7 @@ extension SQLFunctions {
         for comparison in SortComparison.allCases {
             db.add(collation: DatabaseCollation(collationName(comparison)) { a, b in collate(comparison, a, b) })
         }
+        db.add(collation: DatabaseCollation(valueCollation) { a, b in collateValues(a, b) })
     }
 }
 

@@ -8,7 +8,13 @@
 ///   values, 1 or 0 (an invalid regular expression fails the statement);
 /// - `ocd_function(name, args…)`: a built-in function (`divide:by:`, `lowercase:`, …), throwing
 ///   where the evaluator throws (division by zero);
-/// - collations `ocd_compare`, `ocd_caseInsensitiveCompare`, … : ``SortComparison`` on strings.
+/// - collations `ocd_compare`, `ocd_caseInsensitiveCompare`, … : ``SortComparison`` on strings,
+///   for ORDER BY with a sort descriptor's selector;
+/// - collation `ocd_value`: ``ValueComparison``'s string order (Swift `String` order, equal
+///   when canonically equivalent), for GROUP BY, DISTINCT, MIN and MAX of strings and URLs, so
+///   that groups, distinct rows and extremes are the evaluator's and not SQLite's BINARY
+///   (UTF-8 byte) order, which splits precomposed and decomposed accents and orders a
+///   supplementary-plane character differently.
 enum SQLFunctions {
     /// The functions the store registers and the compiler calls, by their SQLite names
     /// (a dialect may call them otherwise: ``SQLDialect/functionName(_:)``).
@@ -24,6 +30,9 @@ enum SQLFunctions {
 
     /// An `ocd_predicate` option bit (beyond Apple's) saying that blobs are decimals kept as text.
     static let decimalOperands = NSComparisonPredicate.Options(rawValue: 1 << 16)
+
+    /// The collation that compares strings as the evaluator compares values.
+    static let valueCollation = "ocd_value"
 
     /// The collation that orders strings as a sort descriptor with `comparison` does.
     static func collationName(_ comparison: SortComparison) -> String {
@@ -92,5 +101,10 @@ enum SQLFunctions {
     /// The body of the collations: strings ordered as a sort descriptor's selector orders them.
     static func collate(_ comparison: SortComparison, _ a: String, _ b: String) -> ComparisonResult {
         comparison.compare(a, b)
+    }
+
+    /// The body of `ocd_value`: strings ordered as ``ValueComparison`` orders them.
+    static func collateValues(_ a: String, _ b: String) -> ComparisonResult {
+        ValueComparison.compare(a, b, options: []) ?? .orderedSame
     }
 }
