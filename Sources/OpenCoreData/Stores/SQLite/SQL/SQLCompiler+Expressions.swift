@@ -119,8 +119,8 @@ extension SQLCompiler {
             guard hasSQLExtremes(element) else {
                 throw SQLCompileError("key path '\(path.path)'", "\(operation) of \(element.kind) values is ordered differently in SQL")
             }
-            let function = operation == "@min" ? "MIN(" : "MAX("
-            return SQLOperand(fragment: "(" + subquery(function + valueOrdered(element).sql + ")", source, where: nil) + ")", kind: element.kind,
+            let function = extreme(operation == "@min" ? "MIN" : "MAX", element)
+            return SQLOperand(fragment: "(" + subquery(function.sql, source, where: nil) + ")", kind: element.kind,
                               attribute: element.attribute).withBindingsFirst(value.bindings)
         }
     }

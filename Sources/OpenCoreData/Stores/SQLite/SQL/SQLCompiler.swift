@@ -55,6 +55,24 @@ final class SQLCompiler {
         }
     }
 
+    /// `MIN(x)` or `MAX(x)` (`function` is `"MIN"` or `"MAX"`) with the evaluator's order:
+    /// strings and URLs through the value collation, decimals (REAL or exact text in a blob)
+    /// through the decimal aggregates, which return the extreme's own column value.
+    func extreme(_ function: String, _ operand: SQLOperand) -> SQLFragment {
+        if operand.isDecimal && !operand.isNull {
+            let name = dialect.functionName(function == "MIN" ? .decimalMinimum : .decimalMaximum)
+            return SQLFragment(name + "(") + operand.fragment + ")"
+        }
+        return SQLFragment(function + "(") + valueOrdered(operand) + ")"
+    }
+
+    /// The operand's SQL for ORDER BY with `compare:` where numbers must sort by value: a
+    /// decimal through its text and the decimal collation, anything else as it is.
+    func numericallyOrdered(_ operand: SQLOperand) -> SQLFragment {
+        guard operand.isDecimal && !operand.isNull else { return operand.fragment }
+        return dialect.collate(SQLFragment(dialect.functionName(.decimalText) + "(") + operand.fragment + ")", SQLFunctions.decimalCollation)
+    }
+
     /// Whether MIN and MAX of values of `operand` give the evaluator's `min:`/`@min` and
     /// `max:`/`@max` (through ``valueOrdered(_:)``).
     func hasSQLExtremes(_ operand: SQLOperand) -> Bool {

@@ -75,7 +75,8 @@ struct SQLFetchCompiler {
 
     /// Strings sort with the collation of the descriptor's selector (which runs
     /// ``SortComparison``, as the in-memory sort does); URLs, which only `compare:` orders, by
-    /// their absolute strings as ``ValueComparison`` orders them; the other kinds natively.
+    /// their absolute strings as ``ValueComparison`` orders them; decimals by value (REAL and
+    /// exact text in a blob alike); the other kinds natively.
     private func orderTerm(_ value: SQLOperand, _ comparison: SortComparison, ascending: Bool, key: String, _ compiler: SQLCompiler) throws -> SQLFragment {
         switch value.kind {
         case .string:
@@ -84,7 +85,7 @@ struct SQLFetchCompiler {
             guard comparison == .compare else {
                 throw SQLCompileError("the sort descriptor on '\(key)' with \(comparison.rawValue)", "\(comparison.rawValue) compares strings only, not \(value.kind) values")
             }
-            return dialect.orderTerm(value.kind == .url ? compiler.valueOrdered(value) : value.fragment, ascending: ascending)
+            return dialect.orderTerm(value.kind == .url ? compiler.valueOrdered(value) : compiler.numericallyOrdered(value), ascending: ascending)
         case .object, .unknown:
             throw SQLCompileError("the sort descriptor on '\(key)'", "\(value.kind) values have no order")
         }
@@ -178,7 +179,7 @@ struct SQLFetchCompiler {
                 default:
                     throw SQLCompileError("\(description.name) = \(expression)", "\(function) has no SQL form")
                 }
-                let fragment = SQLFragment(sql + "(") + (sql == "MIN" || sql == "MAX" ? compiler.valueOrdered(argument) : argument.fragment) + ")"
+                let fragment = sql == "MIN" || sql == "MAX" ? compiler.extreme(sql, argument) : SQLFragment(sql + "(") + argument.fragment + ")"
                 let decoding: SQLResultDecoding = (sql == "MIN" || sql == "MAX") ? .value(argument.kind, argument.attribute) : .value(.number, nil)
                 return SQLResultColumn(name: description.name, fragments: [fragment], decoding: decoding, isAggregate: true,
                                        operand: SQLOperand(fragment: fragment, kind: sql == "MIN" || sql == "MAX" ? argument.kind : .number))

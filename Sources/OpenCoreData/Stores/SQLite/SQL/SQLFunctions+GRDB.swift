@@ -3,7 +3,8 @@ import GRDB
 /// Registering the compiler's functions and collations on a GRDB connection, and converting
 /// between ``SQLValue`` and GRDB's values.
 extension SQLFunctions {
-    /// Registers `ocd_predicate`, `ocd_function`, the sort collations and `ocd_value` on `db`. The SQLite
+    /// Registers `ocd_predicate`, `ocd_function`, the sort collations, `ocd_value` and the
+    /// decimal functions on `db`. The SQLite
     /// store calls it for every connection it opens (`Configuration.prepareDatabase`).
     static func register(on db: Database) {
         db.add(function: DatabaseFunction(predicate, argumentCount: 4, pure: true) { arguments in
@@ -22,6 +23,12 @@ extension SQLFunctions {
             db.add(collation: DatabaseCollation(collationName(comparison)) { a, b in collate(comparison, a, b) })
         }
         db.add(collation: DatabaseCollation(valueCollation) { a, b in collateValues(a, b) })
+        db.add(collation: DatabaseCollation(decimalCollation) { a, b in collateDecimals(a, b) })
+        db.add(function: DatabaseFunction(Registered.decimalText.rawValue, argumentCount: 1, pure: true) { arguments in
+            decimalText(SQLValue(arguments[0])).databaseValue
+        })
+        db.add(function: DatabaseFunction(Registered.decimalMinimum.rawValue, argumentCount: 1, pure: true, aggregate: DecimalMinimum.self))
+        db.add(function: DatabaseFunction(Registered.decimalMaximum.rawValue, argumentCount: 1, pure: true, aggregate: DecimalMaximum.self))
     }
 }
 
@@ -61,4 +68,24 @@ private extension DatabaseValue.Storage {
         if case .int64(let v) = self { return v }
         return nil
     }
+}
+
+/// `ocd_decimal_min`: the column value of the least decimal of a group.
+private struct DecimalMinimum: DatabaseAggregate {
+    var best: SQLValue?
+    mutating func step(_ dbValues: [DatabaseValue]) {
+        let value = SQLValue(dbValues[0])
+        if SQLFunctions.isBetterDecimal(value, than: best, greatest: false) { best = value }
+    }
+    func finalize() -> (any DatabaseValueConvertible)? { best?.databaseValue }
+}
+
+/// `ocd_decimal_max`: the column value of the greatest decimal of a group.
+private struct DecimalMaximum: DatabaseAggregate {
+    var best: SQLValue?
+    mutating func step(_ dbValues: [DatabaseValue]) {
+        let value = SQLValue(dbValues[0])
+        if SQLFunctions.isBetterDecimal(value, than: best, greatest: true) { best = value }
+    }
+    func finalize() -> (any DatabaseValueConvertible)? { best?.databaseValue }
 }
