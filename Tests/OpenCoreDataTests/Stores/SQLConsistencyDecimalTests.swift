@@ -19,16 +19,9 @@ import Testing
         let fixture = try SQLConsistencyFixture()
         let request = fixture.request("Item", NSPredicate(format: "amount > 8"))
         request.resultType = .dictionaryResultType
-        request.propertiesToFetch = ["amount"].flatMap { key in ["min:", "max:"].map { function in
-            let description = NSExpressionDescription()
-            description.name = function + key
-            description.expression = NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: key)])
-            return description
-        } }
+        request.propertiesToFetch = ["min:", "max:"].map { SQLConsistencyFixture.aggregate($0 + "amount", $0, "amount") }
+        try fixture.expectSameDictionaries(request)
         let memory = try fixture.memoryDictionaries(request)
-        for rows in [try fixture.sqlDictionaries(request), try fixture.sqliteStoreDictionaries(request)] {
-            #expect(ValueComparison.isEqual(rows, memory, options: []), "memory \(memory), SQL \(rows)")
-        }
         #expect(memory.first?["max:amount"] as? Decimal == 100)
         #expect(memory.first?["min:amount"] as? Decimal == Decimal(string: "12.25"))
 

@@ -45,22 +45,12 @@ import Testing
     }
 
     private func aggregate(_ name: String, _ function: String, _ keyPath: String) -> NSExpressionDescription {
-        let description = NSExpressionDescription()
-        description.name = name
-        description.expression = NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: keyPath)])
-        return description
+        SQLConsistencyFixture.aggregate(name, function, keyPath)
     }
 
-    /// The same dictionaries from memory, the compiled SQL and the SQLite store.
     private func expectSame(_ fixture: SQLConsistencyFixture, _ request: NSFetchRequest<NSFetchRequestResult>,
                             sourceLocation: SourceLocation = #_sourceLocation) throws {
-        request.resultType = .dictionaryResultType
-        let memory = try fixture.memoryDictionaries(request)
-        #expect(!memory.isEmpty, sourceLocation: sourceLocation)
-        for (source, rows) in [("SQL", try fixture.sqlDictionaries(request)), ("SQLite store", try fixture.sqliteStoreDictionaries(request))] {
-            #expect(rows.count == memory.count && ValueComparison.isEqual(rows, memory, options: []),
-                    "\(source)\nmemory \(memory)\n\(source) \(rows)", sourceLocation: sourceLocation)
-        }
+        try fixture.expectSameDictionaries(request, sourceLocation: sourceLocation)
     }
 
     @Test func groupingAndDistinctUseTheEvaluatorsEquality() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Testing
 @testable import OpenCoreData
 
 /// A model for the SQL compiler and consistency tests, built in code, whose key names cover the
@@ -418,6 +419,26 @@ final class SQLConsistencyFixture {
                 }
                 return result
             }
+        }
+    }
+
+    /// `name = function(keyPath)` for `propertiesToFetch` (`count:`, `min:`, `sum:`…).
+    static func aggregate(_ name: String, _ function: String, _ keyPath: String) -> NSExpressionDescription {
+        let description = NSExpressionDescription()
+        description.name = name
+        description.expression = NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: keyPath)])
+        return description
+    }
+
+    /// Requires the same dictionaries from memory, the compiled SQL and the SQLite store (and
+    /// some rows).
+    func expectSameDictionaries(_ request: NSFetchRequest<NSFetchRequestResult>, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        request.resultType = .dictionaryResultType
+        let memory = try memoryDictionaries(request)
+        #expect(!memory.isEmpty, sourceLocation: sourceLocation)
+        for (source, rows) in [("SQL", try sqlDictionaries(request)), ("SQLite store", try sqliteStoreDictionaries(request))] {
+            #expect(rows.count == memory.count && ValueComparison.isEqual(rows, memory, options: []),
+                    "memory \(memory)\n\(source) \(rows)", sourceLocation: sourceLocation)
         }
     }
 

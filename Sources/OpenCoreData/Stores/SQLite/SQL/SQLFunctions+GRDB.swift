@@ -27,8 +27,8 @@ extension SQLFunctions {
         db.add(function: DatabaseFunction(Registered.decimalText.rawValue, argumentCount: 1, pure: true) { arguments in
             decimalText(SQLValue(arguments[0])).databaseValue
         })
-        db.add(function: DatabaseFunction(Registered.decimalMinimum.rawValue, argumentCount: 1, pure: true, aggregate: DecimalMinimum.self))
-        db.add(function: DatabaseFunction(Registered.decimalMaximum.rawValue, argumentCount: 1, pure: true, aggregate: DecimalMaximum.self))
+        db.add(function: DatabaseFunction(Registered.decimalMinimum.rawValue, argumentCount: 1, pure: true, aggregate: DecimalExtreme<LeastDecimal>.self))
+        db.add(function: DatabaseFunction(Registered.decimalMaximum.rawValue, argumentCount: 1, pure: true, aggregate: DecimalExtreme<GreatestDecimal>.self))
     }
 }
 
@@ -70,22 +70,18 @@ private extension DatabaseValue.Storage {
     }
 }
 
-/// `ocd_decimal_min`: the column value of the least decimal of a group.
-private struct DecimalMinimum: DatabaseAggregate {
-    var best: SQLValue?
-    mutating func step(_ dbValues: [DatabaseValue]) {
-        let value = SQLValue(dbValues[0])
-        if SQLFunctions.isBetterDecimal(value, than: best, greatest: false) { best = value }
-    }
-    func finalize() -> (any DatabaseValueConvertible)? { best?.databaseValue }
-}
+/// Which end `ocd_decimal_min` and `ocd_decimal_max` keep.
+private protocol DecimalExtremeEnd { static var greatest: Bool { get } }
+private enum LeastDecimal: DecimalExtremeEnd { static var greatest: Bool { false } }
+private enum GreatestDecimal: DecimalExtremeEnd { static var greatest: Bool { true } }
 
-/// `ocd_decimal_max`: the column value of the greatest decimal of a group.
-private struct DecimalMaximum: DatabaseAggregate {
+/// `ocd_decimal_min` / `ocd_decimal_max`: the column value of the least or greatest decimal
+/// of a group.
+private struct DecimalExtreme<End: DecimalExtremeEnd>: DatabaseAggregate {
     var best: SQLValue?
     mutating func step(_ dbValues: [DatabaseValue]) {
         let value = SQLValue(dbValues[0])
-        if SQLFunctions.isBetterDecimal(value, than: best, greatest: true) { best = value }
+        if SQLFunctions.isBetterDecimal(value, than: best, greatest: End.greatest) { best = value }
     }
     func finalize() -> (any DatabaseValueConvertible)? { best?.databaseValue }
 }
