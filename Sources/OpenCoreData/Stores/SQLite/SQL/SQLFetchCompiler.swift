@@ -111,10 +111,14 @@ struct SQLFetchCompiler {
                     "Property '\(stray.name)' of a fetch of entity '\(entity.name ?? "?")' must be an aggregate or one of propertiesToGroupBy: SELECT clauses in queries with GROUP BY components can only contain properties named in the GROUP BY or aggregate functions.")
             }
         }
-        for column in columns where column.decoding != .objectID {
+        for column in columns where column.decoding != .objectID && column.isComparable {
             scope.resultColumns[column.name] = column.operand
         }
         let distinctByGrouping = request.returnsDistinctResults && !aggregated
+        for column in distinctByGrouping ? columns : groupBy where !column.isComparable {
+            throw SQLCompileError("\(distinctByGrouping ? "distinct results with" : "propertiesToGroupBy") '\(column.name)'",
+                                  "\(column.operand.attribute?.attributeType.xcodeName ?? "such") values can't be grouped in SQL")
+        }
         // Grouped (and made distinct) by the evaluator's equality, not SQLite's BINARY one.
         var grouping: [SQLFragment] = groupBy.flatMap { $0.groupingFragments(compiler) }
         if distinctByGrouping { grouping = columns.flatMap { $0.groupingFragments(compiler) } }
@@ -197,6 +201,13 @@ struct SQLFetchCompiler {
     }
 
     private func keyPathColumn(_ path: String, _ compiler: SQLCompiler, _ scope: SQLQueryScope, _ entity: NSEntityDescription) throws -> SQLResultColumn {
+        if let attribute = entity.attributesByName[path], attribute.attributeType == .transformableAttributeType {
+            // Read only: selected and decoded through the store's value table, never compared.
+            let fragment = attribute.isTransient ? SQLFragment("NULL") : compiler.column(scope.alias, try mapping.columnName(for: attribute))
+            return SQLResultColumn(name: path, fragments: [fragment], decoding: .value(.unknown, attribute), isAggregate: false,
+                                   operand: SQLOperand(fragment: fragment, kind: .unknown, isNull: attribute.isTransient, attribute: attribute),
+                                   isComparable: false)
+        }
         let first = String(path.split(separator: ".", maxSplits: 1).first ?? "")
         if let relationship = entity.relationshipsByName[first], relationship.isToMany, !path.contains("@") {
             throw invalid("to-many relationship '\(first)' can't be fetched into a dictionary")
@@ -235,6 +246,9 @@ struct SQLResultColumn {
     let decoding: SQLResultDecoding
     let isAggregate: Bool
     let operand: SQLOperand
+    /// False for values SQL can select but not compare, group or sort (transformable
+    /// attributes, whose column holds an encoding of the value).
+    var isComparable = true
 
     /// The SQL this entry is grouped by (GROUP BY, or distinct results): its columns, compared
     /// as the evaluator compares values.
