@@ -73,8 +73,9 @@ final class SQLCompiler {
         return dialect.collate(SQLFragment(dialect.functionName(.decimalText) + "(") + operand.fragment + ")", SQLFunctions.decimalCollation)
     }
 
-    /// Whether MIN and MAX of values of `operand` give the evaluator's `min:`/`@min` and
-    /// `max:`/`@max` (through ``valueOrdered(_:)``).
+    /// Whether MIN and MAX of values of `operand` (through ``extreme(_:_:)``) give the
+    /// evaluator's `min:`/`@min` and `max:`/`@max`. Not for data and UUIDs, nor for values of
+    /// unknown kind.
     func hasSQLExtremes(_ operand: SQLOperand) -> Bool {
         if operand.isNull { return true }
         switch operand.kind {
