@@ -5,10 +5,7 @@ import Testing
 /// distinct) and counts: the same results from the in-memory store and from SQL.
 @Suite struct SQLConsistencyDictionaryTests {
     private func description(_ name: String, _ function: String, _ keyPath: String) -> NSExpressionDescription {
-        let description = NSExpressionDescription()
-        description.name = name
-        description.expression = NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: keyPath)])
-        return description
+        SQLConsistencyFixture.aggregate(name, function, keyPath)
     }
 
     private func expectSame(_ fixture: SQLConsistencyFixture, _ request: NSFetchRequest<NSFetchRequestResult>,

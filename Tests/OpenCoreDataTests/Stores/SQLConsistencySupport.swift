@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Testing
 @testable import OpenCoreData
 
 /// A model for the SQL compiler and consistency tests, built in code, whose key names cover the
@@ -99,6 +100,9 @@ struct TestSchemaMapping: SQLSchemaMapping {
     func entity(forNumber number: Int64) -> NSEntityDescription? {
         numbers.first { $0.value == number }.flatMap { model.entitiesByName[$0.key] }
     }
+    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) -> Any? {
+        SQLiteValueCoding.value(value.databaseValue, type: attribute.attributeType)
+    }
 
     private func joinColumn(_ relationship: NSRelationshipDescription) -> String {
         "Z_\(numbers[relationship.entity.name!]!)\(relationship.name.uppercased())"
@@ -172,7 +176,12 @@ final class SQLConsistencyFixture {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    init() throws {
+    /// Extra tags (`x0`, `x1`, …) with the given names, each tagging the given item, beyond the
+    /// standard rows: the string-ordering cases.
+    let extraTags: [(name: String?, item: String?)]
+
+    init(extraTags: [(name: String?, item: String?)] = []) throws {
+        self.extraTags = extraTags
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
         mapping = TestSchemaMapping(model: model)
@@ -266,6 +275,7 @@ final class SQLConsistencyFixture {
             ("p1", "Person", ["firstName": "Ada", "lastName": "Lovelace", "age": Int32(36)]),
             ("p2", "Person", ["firstName": "Alan", "lastName": "Turing", "age": Int32(41)]),
         ]
+        rows += extraTags.enumerated().map { index, tag in ("x\(index)", "Tag", tag.name.map { ["name": $0] } ?? [:]) }
         let idList = try coordinator.permanentObjectIDs(for: rows.map { (entity($0.entity), store) })
         for (row, id) in zip(rows, idList) { ids[row.key] = id }
         // Relationships.
@@ -277,7 +287,10 @@ final class SQLConsistencyFixture {
         link("alice", "category", "work"); link("bob", "category", "home"); link("john", "category", "work")
         link("alice", "owner", "p1"); link("cafe", "owner", "p2"); link("john", "owner", "p1")
         link("t1", "item", "alice"); link("t2", "item", "alice"); link("t3", "item", "john"); link("t4", "item", "bob")
-        let tags: [String: [String]] = ["alice": ["swift", "ios"], "bob": ["swift"], "john": ["db", "ios", "swift"], "ann": ["db"]]
+        var tags: [String: [String]] = ["alice": ["swift", "ios"], "bob": ["swift"], "john": ["db", "ios", "swift"], "ann": ["db"]]
+        for (index, tag) in extraTags.enumerated() {
+            if let item = tag.item { tags[item, default: []].append("x\(index)") }
+        }
         var snapshots: [ObjectSnapshot] = []
         for row in rows {
             var snapshot = ObjectSnapshot(objectID: ids[row.key]!, values: row.values)
@@ -407,6 +420,32 @@ final class SQLConsistencyFixture {
                 return result
             }
         }
+    }
+
+    /// `name = function(keyPath)` for `propertiesToFetch` (`count:`, `min:`, `sum:`…).
+    static func aggregate(_ name: String, _ function: String, _ keyPath: String) -> NSExpressionDescription {
+        let description = NSExpressionDescription()
+        description.name = name
+        description.expression = NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: keyPath)])
+        return description
+    }
+
+    /// Requires the same dictionaries from memory, the compiled SQL and the SQLite store (and
+    /// some rows).
+    func expectSameDictionaries(_ request: NSFetchRequest<NSFetchRequestResult>, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        request.resultType = .dictionaryResultType
+        let memory = try memoryDictionaries(request)
+        #expect(!memory.isEmpty, sourceLocation: sourceLocation)
+        for (source, rows) in [("SQL", try sqlDictionaries(request)), ("SQLite store", try sqliteStoreDictionaries(request))] {
+            #expect(rows.count == memory.count && ValueComparison.isEqual(rows, memory, options: []),
+                    "memory \(memory)\n\(source) \(rows)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The dictionaries the real SQLite store returns.
+    func sqliteStoreDictionaries(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [[String: Any]] {
+        guard case .dictionaries(let rows) = try sqliteStore.executeFetch(request) else { return [] }
+        return rows
     }
 
     func memoryDictionaries(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [[String: Any]] {

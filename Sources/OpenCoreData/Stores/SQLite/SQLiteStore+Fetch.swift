@@ -13,7 +13,7 @@ extension SQLiteStore {
     /// Runs `request` through the SQL compiler.
     func compiledFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription, queue: DatabaseQueue) throws -> StoreFetchResult {
         let mapping = compilerMapping
-        let compiler = SQLFetchCompiler(mapping: mapping)
+        let compiler = SQLFetchCompiler(mapping: mapping, dialect: dialect)
         do {
             switch request.resultType {
             case .countResultType:
@@ -100,5 +100,13 @@ struct SQLiteCompilerMapping: SQLSchemaMapping {
 
     func entity(forNumber number: Int64) -> NSEntityDescription? {
         schema.entity(number: number).flatMap { model?.entitiesByName[$0.name] }
+    }
+
+    /// Through ``SQLiteValueCoding``, with the attribute's column (its value transformer).
+    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) -> Any? {
+        if let column = (try? mapping(attribute.entity))?.attributes[attribute.name] {
+            return SQLiteValueCoding.value(value.databaseValue, column: column)
+        }
+        return SQLiteValueCoding.value(value.databaseValue, type: attribute.attributeType)
     }
 }

@@ -114,9 +114,8 @@ extension SQLiteStore {
         let table = dialect.quote(mapping.tableName)
         let simple = request.predicate == nil && (request.sortDescriptors ?? []).isEmpty && request.resultType != .dictionaryResultType
         if simple {
-            let window = dialect.limitClause(limit: request.fetchLimit > 0 ? request.fetchLimit : nil,
-                                             offset: request.fetchOffset > 0 ? request.fetchOffset : nil, firstParameterIndex: 1)
-            let arguments = StatementArguments(window.parameters)
+            let window = dialect.finish(dialect.limitClause(limit: request.fetchLimit, offset: request.fetchOffset))
+            let arguments = window.arguments
             return try queue.inDatabase { db in
                 switch request.resultType {
                 case .countResultType:
@@ -132,7 +131,7 @@ extension SQLiteStore {
                 default:
                     guard let layout = layouts[mapping.tableName] else { return .snapshots([]) }
                     return .snapshots(try readSnapshots(layout, sql: "SELECT \(layout.selectList) FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)",
-                                                        arguments: window.parameters.map(\.databaseValue), db: db))
+                                                        arguments: window.bindings.map(\.databaseValue), db: db))
                 }
             }
         }

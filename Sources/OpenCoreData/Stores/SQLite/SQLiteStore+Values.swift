@@ -4,6 +4,16 @@ import GRDB
 /// Attribute values to and from SQLite columns, by attribute type (DESIGN decision 5):
 /// integers and Booleans as INTEGER, dates as REAL seconds since 2001, Decimal as REAL,
 /// strings and URIs as text, UUIDs as 16-byte blobs, binary and transformable data as blobs.
+///
+/// **Decimal.** Apple's stores declare Decimal columns `DECIMAL` (NUMERIC affinity), which we
+/// match. What value Apple binds is not confirmed by any source we could check (no fixture
+/// store has a Decimal attribute; public issues and pages only show that decimals stored as
+/// SQLite numbers lose digits beyond a double's): a REAL is the likely form. We write REAL
+/// whenever it reads back as the same decimal, which covers prices and most amounts; a decimal
+/// with more digits than REAL keeps is written as its text in a blob, so no digit is lost.
+/// Differs from Apple: Apple's Core Data would not read such a blob back as the decimal.
+/// The SQL compiler orders, compares and takes extremes of both forms by decimal
+/// value (``SQLFunctions``).
 enum SQLiteValueCoding {
     /// The column value of an attribute, through its value transformer when it has one.
     /// A transformable value without a transformer is stored as it is when it is `Data`, else

@@ -116,11 +116,11 @@ extension SQLCompiler {
             let average = dialect.real(SQLFragment("COALESCE(SUM(" + value.sql + "), 0)")).sql + " / NULLIF(COUNT(*), 0)"
             return SQLOperand(fragment: "(" + subquery(average, source, where: nil) + ")", kind: .number).withBindingsFirst(value.bindings)
         default:
-            guard element.kind.comparesNatively, element.kind != .data, element.kind != .uuid else {
+            guard hasSQLExtremes(element) else {
                 throw SQLCompileError("key path '\(path.path)'", "\(operation) of \(element.kind) values is ordered differently in SQL")
             }
-            let function = operation == "@min" ? "MIN(" : "MAX("
-            return SQLOperand(fragment: "(" + subquery(function + value.sql + ")", source, where: nil) + ")", kind: element.kind,
+            let function = extreme(operation == "@min" ? "MIN" : "MAX", element)
+            return SQLOperand(fragment: "(" + subquery(function.sql, source, where: nil) + ")", kind: element.kind,
                               attribute: element.attribute).withBindingsFirst(value.bindings)
         }
     }
@@ -182,7 +182,7 @@ extension SQLCompiler {
         for value in values where !value.isNull && value.kind != expected && value.kind != .unknown {
             throw SQLCompileError("the function \(expression)", "\(name) needs \(expected) arguments, not \(value.kind)")
         }
-        let call = SQLFragment("\(SQLFunctions.function)(") + .bind(.text(name)) + ", "
+        let call = SQLFragment("\(dialect.functionName(.function))(") + .bind(.text(name)) + ", "
             + .joined(values.map(\.fragment), separator: ", ") + ")"
         return SQLOperand(fragment: call, kind: result)
     }

@@ -208,7 +208,7 @@ extension SQLCompiler {
     /// `ocd_predicate(op, left, right, options)`: the evaluator's comparison, registered as a
     /// SQL function (``SQLFunctions``).
     func predicateCall(_ op: Operator, _ left: SQLOperand, _ right: SQLOperand, options: Options) -> SQLFragment {
-        dialect.booleanCall(SQLFragment("\(SQLFunctions.predicate)(\(op.rawValue), ") + left.fragment + ", " + right.fragment
+        dialect.booleanCall(SQLFragment("\(dialect.functionName(.predicate))(\(op.rawValue), ") + left.fragment + ", " + right.fragment
                             + SQLFragment(", \(options.rawValue))"))
     }
 

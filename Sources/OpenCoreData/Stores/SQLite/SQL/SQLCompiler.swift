@@ -1,5 +1,5 @@
 /// Compiles the query AST (DESIGN decision 1) to SQL with bound parameters, for a SQL store's
-/// schema (``SQLSchemaMapping``) and dialect (``SQLQueryDialect``).
+/// schema (``SQLSchemaMapping``) and dialect (``SQLDialect``).
 ///
 /// The contract is the in-memory evaluator's semantics (``PredicateEvaluator``,
 /// ``ValueComparison``): a compiled predicate selects exactly the rows the evaluator would keep.
@@ -15,18 +15,20 @@
 ///   ordered, decided at compile time from attribute types and constant types;
 /// - strings (whose comparison folds `[c]`/`[d]` and uses Unicode canonical equivalence) and
 ///   the string operators are compared by the registered function `ocd_predicate`, which calls
-///   the evaluator itself (``SQLFunctions``);
+///   the evaluator itself (``SQLFunctions``); strings are sorted with the collation of the sort
+///   descriptor's selector, and grouped, made distinct and taken MIN/MAX of with the
+///   evaluator's own order (``valueOrdered(_:)``), never SQLite's BINARY order;
 /// - key paths across to-one relationships are LEFT JOINs (a missing destination reads null);
 ///   to-many relationships become correlated subqueries.
 /// One compiler compiles one statement: it hands out table aliases `t0`, `t1`, ….
 final class SQLCompiler {
     let mapping: any SQLSchemaMapping
-    let dialect: any SQLQueryDialect
+    let dialect: any SQLDialect
     private var nextAlias = 0
     /// How many `NOT`s enclose the condition being compiled.
     private var negationDepth = 0
 
-    init(mapping: any SQLSchemaMapping, dialect: any SQLQueryDialect = SQLiteQueryDialect()) {
+    init(mapping: any SQLSchemaMapping, dialect: any SQLDialect = SQLiteDialect()) {
         self.mapping = mapping
         self.dialect = dialect
     }
@@ -49,7 +51,7 @@ final class SQLCompiler {
         return "t\(nextAlias)"
     }
 
-    /// `alias."column"`.
+    /// `alias.column`, the column quoted as the dialect needs.
     func column(_ alias: String, _ name: String) -> SQLFragment {
         SQLFragment(alias + "." + dialect.quote(name))
     }
@@ -57,6 +59,45 @@ final class SQLCompiler {
     /// The primary key of a scope's row, as an object operand.
     func objectOperand(of scope: SQLQueryScope) -> SQLOperand {
         SQLOperand(fragment: column(scope.alias, mapping.primaryKeyColumn), kind: .object(root: scope.entity.rootEntity.name ?? ""))
+    }
+
+    /// The operand's SQL for GROUP BY, DISTINCT, MIN and MAX, where values must compare as the
+    /// evaluator compares them (``ValueComparison``): strings and URLs through the value
+    /// collation (``SQLFunctions/valueCollation``), other kinds natively.
+    func valueOrdered(_ operand: SQLOperand) -> SQLFragment {
+        switch operand.kind {
+        case .string, .url: return dialect.collate(operand.fragment, SQLFunctions.valueCollation)
+        default: return operand.fragment
+        }
+    }
+
+    /// `MIN(x)` or `MAX(x)` (`function` is `"MIN"` or `"MAX"`) with the evaluator's order:
+    /// strings and URLs through the value collation, decimals (REAL or exact text in a blob)
+    /// through the decimal aggregates, which return the extreme's own column value.
+    func extreme(_ function: String, _ operand: SQLOperand) -> SQLFragment {
+        if operand.isDecimal && !operand.isNull {
+            let name = dialect.functionName(function == "MIN" ? .decimalMinimum : .decimalMaximum)
+            return SQLFragment(name + "(") + operand.fragment + ")"
+        }
+        return SQLFragment(function + "(") + valueOrdered(operand) + ")"
+    }
+
+    /// The operand's SQL for ORDER BY with `compare:` where numbers must sort by value: a
+    /// decimal through its text and the decimal collation, anything else as it is.
+    func numericallyOrdered(_ operand: SQLOperand) -> SQLFragment {
+        guard operand.isDecimal && !operand.isNull else { return operand.fragment }
+        return dialect.collate(SQLFragment(dialect.functionName(.decimalText) + "(") + operand.fragment + ")", SQLFunctions.decimalCollation)
+    }
+
+    /// Whether MIN and MAX of values of `operand` (through ``extreme(_:_:)``) give the
+    /// evaluator's `min:`/`@min` and `max:`/`@max`. Not for data and UUIDs, nor for values of
+    /// unknown kind.
+    func hasSQLExtremes(_ operand: SQLOperand) -> Bool {
+        if operand.isNull { return true }
+        switch operand.kind {
+        case .number, .date, .object, .string, .url: return true
+        case .data, .uuid, .unknown: return false
+        }
     }
 
     var trueCondition: SQLFragment { SQLFragment(dialect.trueLiteral) }

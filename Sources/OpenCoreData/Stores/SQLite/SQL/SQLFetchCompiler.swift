@@ -6,7 +6,7 @@
 /// (groups and distinct rows by the first row of each, `MIN(Z_PK)`).
 struct SQLFetchCompiler {
     let mapping: any SQLSchemaMapping
-    var dialect: any SQLQueryDialect = SQLiteQueryDialect()
+    var dialect: any SQLDialect = SQLiteDialect()
 
     /// The rows a request selects, before the result columns are chosen.
     private struct Selection {
@@ -44,8 +44,8 @@ struct SQLFetchCompiler {
         var statement = SQLFragment("SELECT " + selected.map { compiler.column(alias, $0).sql }.joined(separator: ", ") + " FROM ")
         statement += compiler.fromClause(of: selection.scope)
         statement += whereClause(selection.conditions)
-        statement += " ORDER BY " + .joined(order + [compiler.column(alias, mapping.primaryKeyColumn) + " ASC"], separator: ", ")
-        statement += dialect.window(limit: max(0, request.fetchLimit), offset: max(0, request.fetchOffset))
+        statement += " ORDER BY " + .joined(order + [dialect.orderTerm(compiler.column(alias, mapping.primaryKeyColumn), ascending: true)], separator: ", ")
+        statement += dialect.limitClause(limit: request.fetchLimit, offset: request.fetchOffset)
         return dialect.finish(statement)
     }
 
@@ -56,7 +56,7 @@ struct SQLFetchCompiler {
         var rows = SQLFragment("FROM ") + compiler.fromClause(of: selection.scope) + whereClause(selection.conditions)
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
             rows = "FROM (SELECT " + compiler.column(selection.scope.alias, mapping.primaryKeyColumn) + " " + rows
-                + dialect.window(limit: max(0, request.fetchLimit), offset: max(0, request.fetchOffset)) + ") AS counted"
+                + dialect.limitClause(limit: request.fetchLimit, offset: request.fetchOffset) + ") AS counted"
         }
         return dialect.finish("SELECT COUNT(*) " + rows)
     }
@@ -70,18 +70,22 @@ struct SQLFetchCompiler {
             throw SQLCompileError("the sort descriptor on '\(key)'", "a comparator block sorts only in memory")
         }
         let value = try compiler.scalar(key, in: scope, expression: NSExpression(forKeyPath: key))
-        return try orderTerm(value, comparison, ascending: descriptor.ascending, key: key)
+        return try orderTerm(value, comparison, ascending: descriptor.ascending, key: key, compiler)
     }
 
-    private func orderTerm(_ value: SQLOperand, _ comparison: SortComparison, ascending: Bool, key: String) throws -> SQLFragment {
+    /// Strings sort with the collation of the descriptor's selector (which runs
+    /// ``SortComparison``, as the in-memory sort does); URLs, which only `compare:` orders, by
+    /// their absolute strings as ``ValueComparison`` orders them; decimals by value (REAL and
+    /// exact text in a blob alike); the other kinds natively.
+    private func orderTerm(_ value: SQLOperand, _ comparison: SortComparison, ascending: Bool, key: String, _ compiler: SQLCompiler) throws -> SQLFragment {
         switch value.kind {
-        case .string, .url:
-            return dialect.orderTerm(value.fragment, ascending: ascending, collation: SQLFunctions.collationName(comparison))
-        case .number, .date, .data, .uuid:
+        case .string:
+            return dialect.orderTerm(dialect.collate(value.fragment, SQLFunctions.collationName(comparison)), ascending: ascending)
+        case .url, .number, .date, .data, .uuid:
             guard comparison == .compare else {
-                throw SQLCompileError("the sort descriptor on '\(key)'", "\(comparison.rawValue) compares strings only")
+                throw SQLCompileError("the sort descriptor on '\(key)' with \(comparison.rawValue)", "\(comparison.rawValue) compares strings only, not \(value.kind) values")
             }
-            return dialect.orderTerm(value.fragment, ascending: ascending, collation: nil)
+            return dialect.orderTerm(value.kind == .url ? compiler.valueOrdered(value) : compiler.numericallyOrdered(value), ascending: ascending)
         case .object, .unknown:
             throw SQLCompileError("the sort descriptor on '\(key)'", "\(value.kind) values have no order")
         }
@@ -107,12 +111,17 @@ struct SQLFetchCompiler {
                     "Property '\(stray.name)' of a fetch of entity '\(entity.name ?? "?")' must be an aggregate or one of propertiesToGroupBy: SELECT clauses in queries with GROUP BY components can only contain properties named in the GROUP BY or aggregate functions.")
             }
         }
-        for column in columns where column.decoding != .objectID {
+        for column in columns where column.decoding != .objectID && column.isComparable {
             scope.resultColumns[column.name] = column.operand
         }
         let distinctByGrouping = request.returnsDistinctResults && !aggregated
-        var grouping: [SQLFragment] = groupBy.flatMap(\.fragments)
-        if distinctByGrouping { grouping = columns.flatMap(\.fragments) }
+        for column in distinctByGrouping ? columns : groupBy where !column.isComparable {
+            throw SQLCompileError("\(distinctByGrouping ? "distinct results with" : "propertiesToGroupBy") '\(column.name)'",
+                                  "\(column.operand.attribute?.attributeType.xcodeName ?? "such") values can't be grouped in SQL")
+        }
+        // Grouped (and made distinct) by the evaluator's equality, not SQLite's BINARY one.
+        var grouping: [SQLFragment] = groupBy.flatMap { $0.groupingFragments(compiler) }
+        if distinctByGrouping { grouping = columns.flatMap { $0.groupingFragments(compiler) } }
         let grouped = aggregated || distinctByGrouping
 
         var order: [SQLFragment] = []
@@ -127,7 +136,7 @@ struct SQLFetchCompiler {
             order.append(try sortTerm(descriptor, compiler, scope))
         }
         let primaryKey = compiler.column(scope.alias, mapping.primaryKeyColumn)
-        order.append(grouped ? "MIN(" + primaryKey + ") ASC" : primaryKey + " ASC")
+        order.append(dialect.orderTerm(grouped ? "MIN(" + primaryKey + ")" : primaryKey, ascending: true))
 
         var having: SQLFragment? = nil
         if let predicate = request.havingPredicate {
@@ -144,7 +153,7 @@ struct SQLFetchCompiler {
         if !grouping.isEmpty { statement += " GROUP BY " + .joined(grouping, separator: ", ") }
         if let having { statement += " HAVING " + having }
         statement += " ORDER BY " + .joined(order, separator: ", ")
-        statement += dialect.window(limit: max(0, request.fetchLimit), offset: max(0, request.fetchOffset))
+        statement += dialect.limitClause(limit: request.fetchLimit, offset: request.fetchOffset)
         return (dialect.finish(statement), columns)
     }
 
@@ -167,14 +176,14 @@ struct SQLFetchCompiler {
                     sql = function == "sum:" ? "SUM" : "AVG"
                 case "count:": sql = "COUNT"
                 case "min:", "max:":
-                    guard argument.kind.comparesNatively || argument.isNull, argument.kind != .data, argument.kind != .uuid else {
+                    guard compiler.hasSQLExtremes(argument) else {
                         throw SQLCompileError("\(description.name) = \(expression)", "\(function) of \(argument.kind) values is ordered differently in SQL")
                     }
                     sql = function == "min:" ? "MIN" : "MAX"
                 default:
                     throw SQLCompileError("\(description.name) = \(expression)", "\(function) has no SQL form")
                 }
-                let fragment = SQLFragment(sql + "(") + argument.fragment + ")"
+                let fragment = sql == "MIN" || sql == "MAX" ? compiler.extreme(sql, argument) : SQLFragment(sql + "(") + argument.fragment + ")"
                 let decoding: SQLResultDecoding = (sql == "MIN" || sql == "MAX") ? .value(argument.kind, argument.attribute) : .value(.number, nil)
                 return SQLResultColumn(name: description.name, fragments: [fragment], decoding: decoding, isAggregate: true,
                                        operand: SQLOperand(fragment: fragment, kind: sql == "MIN" || sql == "MAX" ? argument.kind : .number))
@@ -192,6 +201,13 @@ struct SQLFetchCompiler {
     }
 
     private func keyPathColumn(_ path: String, _ compiler: SQLCompiler, _ scope: SQLQueryScope, _ entity: NSEntityDescription) throws -> SQLResultColumn {
+        if let attribute = entity.attributesByName[path], attribute.attributeType == .transformableAttributeType {
+            // Read only: selected and decoded through the store's value table, never compared.
+            let fragment = attribute.isTransient ? SQLFragment("NULL") : compiler.column(scope.alias, try mapping.columnName(for: attribute))
+            return SQLResultColumn(name: path, fragments: [fragment], decoding: .value(.unknown, attribute), isAggregate: false,
+                                   operand: SQLOperand(fragment: fragment, kind: .unknown, isNull: attribute.isTransient, attribute: attribute),
+                                   isComparable: false)
+        }
         let first = String(path.split(separator: ".", maxSplits: 1).first ?? "")
         if let relationship = entity.relationshipsByName[first], relationship.isToMany, !path.contains("@") {
             throw invalid("to-many relationship '\(first)' can't be fetched into a dictionary")
@@ -230,6 +246,15 @@ struct SQLResultColumn {
     let decoding: SQLResultDecoding
     let isAggregate: Bool
     let operand: SQLOperand
+    /// False for values SQL can select but not compare, group or sort (transformable
+    /// attributes, whose column holds an encoding of the value).
+    var isComparable = true
+
+    /// The SQL this entry is grouped by (GROUP BY, or distinct results): its columns, compared
+    /// as the evaluator compares values.
+    func groupingFragments(_ compiler: SQLCompiler) -> [SQLFragment] {
+        decoding == .objectID ? fragments : [compiler.valueOrdered(SQLOperand(fragment: fragments[0], kind: operand.kind))]
+    }
 }
 
 /// How a result column's values become Swift values.

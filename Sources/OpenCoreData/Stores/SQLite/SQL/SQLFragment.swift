@@ -23,7 +23,7 @@ enum SQLValue: Equatable, Sendable, CustomStringConvertible {
 /// A piece of SQL text with the values bound to its `?` placeholders, in text order.
 ///
 /// Fragments concatenate with `+`, which keeps the bindings in the order their placeholders
-/// appear; the dialect renumbers placeholders when it needs `$1`, `$2` (``SQLQueryDialect``).
+/// appear; the dialect renumbers placeholders when it needs `$1`, `$2` (``SQLDialect/finish(_:)``).
 struct SQLFragment: Equatable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     var sql: String
     var bindings: [SQLValue]

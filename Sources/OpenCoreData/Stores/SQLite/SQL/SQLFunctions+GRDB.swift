@@ -3,7 +3,8 @@ import GRDB
 /// Registering the compiler's functions and collations on a GRDB connection, and converting
 /// between ``SQLValue`` and GRDB's values.
 extension SQLFunctions {
-    /// Registers `ocd_predicate`, `ocd_function` and the sort collations on `db`. The SQLite
+    /// Registers `ocd_predicate`, `ocd_function`, the sort collations, `ocd_value` and the
+    /// decimal functions on `db`. The SQLite
     /// store calls it for every connection it opens (`Configuration.prepareDatabase`).
     static func register(on db: Database) {
         db.add(function: DatabaseFunction(predicate, argumentCount: 4, pure: true) { arguments in
@@ -21,6 +22,13 @@ extension SQLFunctions {
         for comparison in SortComparison.allCases {
             db.add(collation: DatabaseCollation(collationName(comparison)) { a, b in collate(comparison, a, b) })
         }
+        db.add(collation: DatabaseCollation(valueCollation) { a, b in collateValues(a, b) })
+        db.add(collation: DatabaseCollation(decimalCollation) { a, b in collateDecimals(a, b) })
+        db.add(function: DatabaseFunction(Registered.decimalText.rawValue, argumentCount: 1, pure: true) { arguments in
+            decimalText(SQLValue(arguments[0])).databaseValue
+        })
+        db.add(function: DatabaseFunction(Registered.decimalMinimum.rawValue, argumentCount: 1, pure: true, aggregate: DecimalExtreme<LeastDecimal>.self))
+        db.add(function: DatabaseFunction(Registered.decimalMaximum.rawValue, argumentCount: 1, pure: true, aggregate: DecimalExtreme<GreatestDecimal>.self))
     }
 }
 
@@ -60,4 +68,20 @@ private extension DatabaseValue.Storage {
         if case .int64(let v) = self { return v }
         return nil
     }
+}
+
+/// Which end `ocd_decimal_min` and `ocd_decimal_max` keep.
+private protocol DecimalExtremeEnd { static var greatest: Bool { get } }
+private enum LeastDecimal: DecimalExtremeEnd { static var greatest: Bool { false } }
+private enum GreatestDecimal: DecimalExtremeEnd { static var greatest: Bool { true } }
+
+/// `ocd_decimal_min` / `ocd_decimal_max`: the column value of the least or greatest decimal
+/// of a group.
+private struct DecimalExtreme<End: DecimalExtremeEnd>: DatabaseAggregate {
+    var best: SQLValue?
+    mutating func step(_ dbValues: [DatabaseValue]) {
+        let value = SQLValue(dbValues[0])
+        if SQLFunctions.isBetterDecimal(value, than: best, greatest: End.greatest) { best = value }
+    }
+    func finalize() -> (any DatabaseValueConvertible)? { best?.databaseValue }
 }

@@ -8,13 +8,44 @@
 ///   values, 1 or 0 (an invalid regular expression fails the statement);
 /// - `ocd_function(name, args…)`: a built-in function (`divide:by:`, `lowercase:`, …), throwing
 ///   where the evaluator throws (division by zero);
-/// - collations `ocd_compare`, `ocd_caseInsensitiveCompare`, … : ``SortComparison`` on strings.
+/// - collations `ocd_compare`, `ocd_caseInsensitiveCompare`, … : ``SortComparison`` on strings,
+///   for ORDER BY with a sort descriptor's selector;
+/// - `ocd_decimal_text`, the `ocd_decimal` collation and the `ocd_decimal_min`/`_max`
+///   aggregates: Decimal columns, which hold REAL or (for more digits than REAL keeps) exact
+///   text in a blob, sorted and taken extremes of by decimal value, not by storage class;
+/// - collation `ocd_value`: ``ValueComparison``'s string order (Swift `String` order, equal
+///   when canonically equivalent), for GROUP BY, DISTINCT, MIN and MAX of strings and URLs, so
+///   that groups, distinct rows and extremes are the evaluator's and not SQLite's BINARY
+///   (UTF-8 byte) order, which splits precomposed and decomposed accents and orders a
+///   supplementary-plane character differently.
 enum SQLFunctions {
-    static let predicate = "ocd_predicate"
-    static let function = "ocd_function"
+    /// The functions the store registers and the compiler calls, by their SQLite names
+    /// (a dialect may call them otherwise: ``SQLDialect/functionName(_:)``).
+    enum Registered: String, Sendable, CaseIterable {
+        /// `ocd_predicate(op, a, b, options)`.
+        case predicate = "ocd_predicate"
+        /// `ocd_function(name, args…)`.
+        case function = "ocd_function"
+        /// `ocd_decimal_text(x)`: a Decimal column value (REAL, or exact text in a blob) as the
+        /// text of its decimal, ordered by the `ocd_decimal` collation.
+        case decimalText = "ocd_decimal_text"
+        /// `ocd_decimal_min(x)`, `ocd_decimal_max(x)`: aggregates returning the column value
+        /// (REAL or blob) of the least or greatest decimal.
+        case decimalMinimum = "ocd_decimal_min"
+        case decimalMaximum = "ocd_decimal_max"
+    }
+
+    static let predicate = Registered.predicate.rawValue
+    static let function = Registered.function.rawValue
 
     /// An `ocd_predicate` option bit (beyond Apple's) saying that blobs are decimals kept as text.
     static let decimalOperands = NSComparisonPredicate.Options(rawValue: 1 << 16)
+
+    /// The collation that compares strings as the evaluator compares values.
+    static let valueCollation = "ocd_value"
+
+    /// The collation that orders the texts of decimals (``Registered/decimalText``) by value.
+    static let decimalCollation = "ocd_decimal"
 
     /// The collation that orders strings as a sort descriptor with `comparison` does.
     static func collationName(_ comparison: SortComparison) -> String {
@@ -70,6 +101,38 @@ enum SQLFunctions {
         return Decimal(string: String(decoding: data, as: UTF8.self))
     }
 
+    /// The decimal a Decimal column value holds: REAL and INTEGER as ``SQLiteValueCoding``
+    /// reads them, the exact text of a blob or text value.
+    static func decimalValue(_ value: SQLValue) -> Decimal? {
+        switch value {
+        case .null: return nil
+        case .integer(let v): return Decimal(v)
+        case .real(let v): return Decimal(string: "\(v)") ?? Decimal(v)
+        case .text(let v): return Decimal(string: v)
+        case .blob: return decimal(value)
+        }
+    }
+
+    /// The body of `ocd_decimal_text`.
+    static func decimalText(_ value: SQLValue) -> SQLValue {
+        guard let decimal = decimalValue(value) else { return .null }
+        return .text(decimal.description)
+    }
+
+    /// The body of the `ocd_decimal` collation: decimal texts ordered by value.
+    static func collateDecimals(_ a: String, _ b: String) -> ComparisonResult {
+        guard let x = Decimal(string: a), let y = Decimal(string: b) else { return ValueComparison.order(a, b) }
+        return ValueComparison.order(x, y)
+    }
+
+    /// The step of `ocd_decimal_min`/`ocd_decimal_max`: whether `candidate` replaces `best`
+    /// (the first of equal values stays, as the evaluator's `min:`/`max:` keep it).
+    static func isBetterDecimal(_ candidate: SQLValue, than best: SQLValue?, greatest: Bool) -> Bool {
+        guard let x = decimalValue(candidate) else { return false }
+        guard let best, let y = decimalValue(best) else { return true }
+        return greatest ? x > y : x < y
+    }
+
     /// The body of `ocd_function`.
     static func evaluateFunction(_ name: String, _ arguments: [SQLValue]) throws -> SQLValue {
         let expression = NSExpression(forFunction: name, arguments: arguments.map { NSExpression(forConstantValue: value($0)) })
@@ -83,5 +146,10 @@ enum SQLFunctions {
     /// The body of the collations: strings ordered as a sort descriptor's selector orders them.
     static func collate(_ comparison: SortComparison, _ a: String, _ b: String) -> ComparisonResult {
         comparison.compare(a, b)
+    }
+
+    /// The body of `ocd_value`: strings ordered as ``ValueComparison`` orders them.
+    static func collateValues(_ a: String, _ b: String) -> ComparisonResult {
+        ValueComparison.compare(a, b, options: []) ?? .orderedSame
     }
 }

@@ -57,7 +57,9 @@ struct SQLOperand {
 
     /// Whether the value may be a decimal kept exactly as its text in a blob (a Decimal column,
     /// which the SQLite store writes so when REAL would lose digits, or such a constant): it is
-    /// compared through `ocd_predicate`, which reads those blobs back as decimals.
+    /// compared through `ocd_predicate`, which reads those blobs back as decimals, and sorted
+    /// and taken extremes of by decimal value (``SQLCompiler/numericallyOrdered(_:)``,
+    /// ``SQLCompiler/extreme(_:_:)``).
     var isDecimal: Bool {
         attribute?.attributeType == .decimalAttributeType || isExactDecimalConstant
     }

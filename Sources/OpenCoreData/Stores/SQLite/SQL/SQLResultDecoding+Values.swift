@@ -1,5 +1,16 @@
-/// Turning selected column values back into the values of dictionary results, with the store's
-/// value conventions (DESIGN decision 5).
+/// Turning selected column values back into the values of dictionary results.
+///
+/// Two sources of values, two sets of rules:
+/// - **Attribute values** (a property or key path, and `min:`/`max:` of one, which return one
+///   of its values) are read by the store's one table of attribute type ↔ column value,
+///   through ``SQLSchemaMapping/attributeValue(_:of:)`` (``SQLiteValueCoding`` for SQLite), so
+///   a dictionary holds exactly what the object would.
+/// - **Expression results** that are no attribute's value keep SQL's own values, as the
+///   in-memory evaluator's results compare with them: counts and integer sums and arithmetic
+///   are `Int64`; averages, real sums and real arithmetic `Double`; string functions
+///   (`lowercase:`…) `String`; a value of date kind (`now()`, date arithmetic the evaluator
+///   computes) a `Date` from its seconds since 2001; anything else as ``SQLFunctions/value(_:)``
+///   reads it. NULL is no entry.
 extension SQLResultDecoding {
     /// The entry's value from its column values (one, or two for an object ID); nil for NULL.
     func decode(_ values: [SQLValue], mapping: any SQLSchemaMapping, store: NSPersistentStore) -> Any? {
@@ -9,58 +20,18 @@ extension SQLResultDecoding {
                   let entity = mapping.entity(forNumber: number) else { return nil }
             return NSManagedObjectID(entity: entity, store: store, primaryKey: pk)
         case .value(let kind, let attribute):
-            guard let value = values.first else { return nil }
-            if let attribute { return Self.decode(value, as: attribute.attributeType) }
-            switch (kind, value) {
-            case (_, .null): return nil
-            case (.date, .real(let seconds)): return Date(timeIntervalSinceReferenceDate: seconds)
-            case (.date, .integer(let seconds)): return Date(timeIntervalSinceReferenceDate: Double(seconds))
-            default: return SQLFunctions.value(value)
-            }
+            guard let value = values.first, value != .null else { return nil }
+            if let attribute { return mapping.attributeValue(value, of: attribute) }
+            return Self.expressionValue(value, kind: kind)
         }
     }
 
-    /// A column value read as an attribute type.
-    static func decode(_ value: SQLValue, as type: NSAttributeType) -> Any? {
-        let number: Double? = {
-            switch value {
-            case .integer(let v): return Double(v)
-            case .real(let v): return v
-            default: return nil
-            }
-        }()
-        let integer: Int64? = {
-            switch value {
-            case .integer(let v): return v
-            case .real(let v): return v.rounded(.towardZero) == v && abs(v) < 9.2e18 ? Int64(v) : nil
-            default: return nil
-            }
-        }()
-        switch type {
-        case .integer16AttributeType: return integer.flatMap { Int16(exactly: $0) } ?? number
-        case .integer32AttributeType: return integer.flatMap { Int32(exactly: $0) } ?? number
-        case .integer64AttributeType: return integer ?? number
-        case .decimalAttributeType:
-            // Exact decimals the store keeps as their text in a blob.
-            if case .blob(let data) = value { return Decimal(string: String(decoding: data, as: UTF8.self)) }
-            return number.map { Decimal($0) }
-        case .doubleAttributeType: return number
-        case .floatAttributeType: return number.map { Float($0) }
-        case .booleanAttributeType: return integer.map { $0 != 0 }
-        case .dateAttributeType: return number.map { Date(timeIntervalSinceReferenceDate: $0) }
-        case .stringAttributeType:
-            if case .text(let s) = value { return s }
-        case .binaryDataAttributeType:
-            if case .blob(let d) = value { return d }
-        case .UUIDAttributeType:
-            if case .blob(let d) = value, d.count == 16 {
-                return d.withUnsafeBytes { raw in UUID(uuid: raw.loadUnaligned(as: uuid_t.self)) }
-            }
-        case .URIAttributeType:
-            if case .text(let s) = value { return URL(string: s) }
-        default:
-            break
+    /// The value of an expression result that is not an attribute's value.
+    static func expressionValue(_ value: SQLValue, kind: SQLValueKind) -> Any? {
+        switch (kind, value) {
+        case (.date, .real(let seconds)): return Date(timeIntervalSinceReferenceDate: seconds)
+        case (.date, .integer(let seconds)): return Date(timeIntervalSinceReferenceDate: Double(seconds))
+        default: return SQLFunctions.value(value)
         }
-        return SQLFunctions.value(value)
     }
 }

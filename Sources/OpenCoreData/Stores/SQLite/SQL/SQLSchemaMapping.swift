@@ -1,6 +1,6 @@
 /// What the SQL compiler needs from a SQL store's schema: where each entity, attribute and
-/// relationship lives. The SQLite store's schema mapping conforms; the compiler knows nothing
-/// else of the schema.
+/// relationship lives, and how a column value reads back as an attribute value. The SQLite
+/// store's schema mapping conforms; the compiler knows nothing else of the schema.
 protocol SQLSchemaMapping {
     /// The table holding the rows of `entity` (its root entity's table).
     func tableName(for entity: NSEntityDescription) throws -> String
@@ -15,6 +15,9 @@ protocol SQLSchemaMapping {
     func entityNumber(for entity: NSEntityDescription) throws -> Int64
     /// The entity of a `Z_ENT` value.
     func entity(forNumber number: Int64) -> NSEntityDescription?
+    /// The value of `attribute` from a non-NULL value of its column, by the store's one table
+    /// of attribute type ↔ column value (``SQLiteValueCoding`` for SQLite).
+    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) -> Any?
     /// The primary-key, entity and optimistic-lock column names (`Z_PK`, `Z_ENT`).
     var primaryKeyColumn: String { get }
     var entityColumn: String { get }

@@ -1,0 +1,81 @@
+import Testing
+@testable import OpenCoreData
+
+/// The one SQL dialect the schema and the compiler share: SQLite's spellings, and a dialect
+/// with numbered placeholders plugging into the compiler without changing it.
+@Suite struct SQLDialectTests {
+    /// A dialect with PostgreSQL's placeholders, booleans and null-safe equality, otherwise
+    /// SQLite's: what the compiler writes depends only on the dialect.
+    struct NumberedDialect: SQLDialect {
+        let base = SQLiteDialect()
+        var name: String { "Numbered" }
+        func quote(_ identifier: String) -> String { "\"" + identifier + "\"" }
+        func placeholder(_ index: Int) -> String { "$\(index)" }
+        var trueLiteral: String { "TRUE" }
+        var falseLiteral: String { "FALSE" }
+        func typeName(_ type: SQLColumnType) -> String { type == .blob ? "BYTEA" : base.typeName(type) }
+        var primaryKeyDeclaration: String { "BIGINT PRIMARY KEY" }
+        func insertIgnoringDuplicates(into table: String, columns: [String], firstParameterIndex: Int) -> String {
+            "INSERT INTO \(quote(table)) (\(columnList(columns))) VALUES (\(placeholders(count: columns.count, first: firstParameterIndex))) ON CONFLICT DO NOTHING"
+        }
+        func limitClause(limit: Int?, offset: Int?) -> SQLFragment {
+            var fragment = SQLFragment("")
+            if let limit, limit > 0 { fragment += " LIMIT " + .bind(.integer(Int64(limit))) }
+            if let offset, offset > 0 { fragment += " OFFSET " + .bind(.integer(Int64(offset))) }
+            return fragment
+        }
+        func isNotDistinct(_ a: SQLFragment, _ b: SQLFragment) -> SQLFragment { a + " IS NOT DISTINCT FROM " + b }
+        func isDistinct(_ a: SQLFragment, _ b: SQLFragment) -> SQLFragment { a + " IS DISTINCT FROM " + b }
+        func nullAsFalse(_ condition: SQLFragment) -> SQLFragment { "COALESCE(" + condition + ", FALSE)" }
+        func booleanCall(_ call: SQLFragment) -> SQLFragment { "(" + call + " = 1)" }
+        func real(_ expression: SQLFragment) -> SQLFragment { "CAST(" + expression + " AS DOUBLE PRECISION)" }
+        func collate(_ expression: SQLFragment, _ collation: String) -> SQLFragment { expression + SQLFragment(" COLLATE \"\(collation)\"") }
+        func orderTerm(_ expression: SQLFragment, ascending: Bool) -> SQLFragment {
+            expression + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
+        }
+        func functionName(_ function: SQLFunctions.Registered) -> String { "ocd." + function.rawValue }
+    }
+
+    @Test func theCompilerWritesInTheDialectItIsGiven() throws {
+        let model = SQLTestModel.make()
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
+        request.entity = model.entitiesByName["Item"]
+        request.predicate = NSPredicate(format: "age > 1 AND name ==[c] 'a?b' AND isCompleted == YES AND NOT TRUEPREDICATE")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selector: Selector("localizedStandardCompare:"))]
+        request.fetchLimit = 5
+        request.fetchOffset = 2
+        let statement = try SQLFetchCompiler(mapping: TestSchemaMapping(model: model), dialect: NumberedDialect())
+            .objects(request, entity: request.entity!)
+        #expect(statement.sql == #"SELECT t0."Z_PK", t0."Z_ENT" FROM "ZITEM" AS t0 WHERE ((t0."ZAGE" > $1) AND ((ocd.ocd_predicate(4, t0."ZNAME", $2, 1) = 1)) AND (t0."ZISCOMPLETED" IS NOT DISTINCT FROM $3) AND (NOT (TRUE))) ORDER BY t0."ZNAME" COLLATE "ocd_localizedStandardCompare" ASC NULLS FIRST, t0."Z_PK" ASC NULLS FIRST LIMIT $4 OFFSET $5"#)
+        #expect(statement.bindings == [.integer(1), .text("a?b"), .integer(1), .integer(5), .integer(2)])
+    }
+
+    @Test func finishNumbersOnlyPlaceholdersOutsideQuotes() {
+        let fragment = SQLFragment(#"SELECT "a?" FROM t WHERE x = ? AND y = '?' AND z IN (?, ?)"#, [.integer(1), .integer(2), .integer(3)])
+        #expect(NumberedDialect().finish(fragment).sql == #"SELECT "a?" FROM t WHERE x = $1 AND y = '?' AND z IN ($2, $3)"#)
+        #expect(SQLiteDialect().finish(fragment).sql == fragment.sql)
+    }
+
+    @Test func sqliteSpellings() {
+        let dialect = SQLiteDialect()
+        #expect(dialect.quote("ZNAME") == "ZNAME")
+        #expect(dialect.quote("ORDER") == #""ORDER""#, "keywords are quoted")
+        #expect(dialect.quote("Z A\"B") == #""Z A""B""#)
+        #expect(SQLColumnType.allCases.map(dialect.typeName) == ["INTEGER", "DECIMAL", "FLOAT", "TIMESTAMP", "VARCHAR", "BLOB"])
+        #expect(dialect.limitClause(limit: nil, offset: nil).sql == "")
+        #expect(dialect.limitClause(limit: 0, offset: 0).sql == "")
+        #expect(dialect.limitClause(limit: 3, offset: nil) == SQLFragment(" LIMIT ?", [.integer(3)]))
+        #expect(dialect.limitClause(limit: nil, offset: 4) == SQLFragment(" LIMIT ? OFFSET ?", [.integer(-1), .integer(4)]))
+        #expect(dialect.insertIgnoringDuplicates(into: "Z_1TAGS", columns: ["Z_1NOTES", "Z_2TAGS"], firstParameterIndex: 1)
+                == "INSERT OR IGNORE INTO Z_1TAGS (Z_1NOTES, Z_2TAGS) VALUES (?, ?)")
+        #expect(dialect.orderTerm(dialect.collate("t0.ZNAME", "ocd_compare"), ascending: false).sql == "t0.ZNAME COLLATE ocd_compare DESC")
+    }
+
+    @Test func schemaDDLUsesTheDialect() {
+        let model = SQLTestModel.make()
+        let schema = SQLiteSchema(model: model, configurationName: nil)
+        let statements = schema.createStatements(dialect: NumberedDialect())
+        #expect(statements.contains { $0.hasPrefix(#"CREATE TABLE "ZITEM" ( Z_PK BIGINT PRIMARY KEY"#) })
+        #expect(statements.contains { $0.contains(#""ZPAYLOAD" BYTEA"#) })
+    }
+}
