@@ -44,6 +44,22 @@ enum ValueComparison {
         return isNSNull(value)
     }
 
+    /// Equality of two values of the same common type (the types stores load and setters
+    /// keep), with the answer the general rules give; `nil` when the fast path does not apply.
+    @inline(__always)
+    static func sameTypeEqual(_ a: Any, _ b: Any) -> Bool? {
+        switch (a, b) {
+        case let (x as Int64, y as Int64): return x == y
+        case let (x as String, y as String): return x == y
+        case let (x as Double, y as Double) where !x.isNaN && !y.isNaN: return x == y
+        case let (x as Int32, y as Int32): return x == y
+        case let (x as Int16, y as Int16): return x == y
+        case let (x as Bool, y as Bool): return x == y
+        case let (x as Date, y as Date): return x == y
+        default: return nil
+        }
+    }
+
     /// Whether `value` is an `NSNull`. Compares the dynamic type instead of casting: on Linux,
     /// `value is NSNull` first bridges a Swift number or string to its Foundation object.
     @inline(__always)
@@ -67,6 +83,7 @@ enum ValueComparison {
         let aNull = isNull(a), bNull = isNull(b)
         if aNull || bNull { return aNull && bNull }
         guard let a, let b else { return false }
+        if options.isEmpty, let same = sameTypeEqual(a, b) { return same }
         if let x = NumericValue(a), let y = NumericValue(b) {
             return NumericValue.compare(x, y) == .orderedSame
         }
