@@ -255,10 +255,9 @@ extension NSPersistentStoreCoordinator {
     /// Throws `NSManagedObjectExternalRelationshipError` when a relationship of `snapshot` points
     /// to an object of another store.
     private func checkSameStore(_ snapshot: ObjectSnapshot, store: NSPersistentStore) throws {
-        let relationships = snapshot.objectID.entity.relationshipsByName
         var destinations: [(String, NSManagedObjectID)] = []
-        for (key, value) in snapshot.values where relationships[key] != nil {
-            if let id = value as? NSManagedObjectID { destinations.append((key, id)) }
+        for (key, relationship) in snapshot.objectID.entity.relationshipsByName where !relationship.isToMany {
+            if let id = snapshot.values[key] as? NSManagedObjectID { destinations.append((key, id)) }
         }
         for (key, ids) in snapshot.toMany { destinations += ids.map { (key, $0) } }
         for (key, id) in destinations where !id.isTemporaryID && id.storeIdentifier != store.identifier {
