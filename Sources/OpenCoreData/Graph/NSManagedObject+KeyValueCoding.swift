@@ -123,9 +123,11 @@ extension NSManagedObject: KeyValueCoding {
         }
     }
 
-    /// The destinations of a to-many relationship as stored (fault already fired by the caller).
+    /// The destinations of a to-many relationship as stored (fault already fired by the caller);
+    /// a relationship fault is read from the store first.
     func toManyList(_ key: String) -> ObjectList {
-        (storage[key] as? ObjectList) ?? ObjectList()
+        if let list = storage[key] as? ObjectList { return list }
+        return fulfillToManyFault(key) ?? ObjectList()
     }
 
     func primitiveStoredValue(forKey key: String) -> Any? {
@@ -153,6 +155,7 @@ extension NSManagedObject: KeyValueCoding {
     /// the current event's old values, undo), then stores the value. No hooks.
     func setStoredValue(_ value: Any?, forKey key: String) {
         if let property = entity.propertiesByName[key], !property.isTransient { fireFaultIfNeeded() }
+        if storage[key] == nil { _ = fulfillToManyFault(key) }
         let old = storage[key]
         managedObjectContext?.recordChange(of: self, key: key, oldValue: old)
         storage[key] = value

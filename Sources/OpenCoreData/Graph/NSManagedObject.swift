@@ -117,7 +117,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     private func describeStored(_ property: NSPropertyDescription) -> String {
         switch storage[property.name] {
-        case nil: return "nil"
+        case nil: return isToManyFault(property.name) ? "<relationship fault>" : "nil"
         case let object as NSManagedObject: return object.objectID.description
         case let list as ObjectList: return "(\(list.objects.map(\.objectID.description).joined(separator: ", ")))"
         case let value?: return "\(value)"
