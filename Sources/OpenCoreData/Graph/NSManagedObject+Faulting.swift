@@ -38,15 +38,21 @@ extension NSManagedObject {
         fetchedPropertyResults = [:]
     }
 
-    /// Drops the persistent values and becomes a fault (hooks around).
+    /// Drops the persistent values and becomes a fault (hooks around). A fault left with no
+    /// transient values drops its whole state, so it is as small as a fresh fault.
     func turnIntoFault(keepingTransients: Bool = true) {
         willTurnIntoFault()
-        for property in entity.properties where !property.isTransient || !keepingTransients {
-            storage[property.name] = nil
+        if let state {
+            if keepingTransients {
+                for property in entity.properties where !property.isTransient { state.storage[property.name] = nil }
+            } else {
+                state.storage = [:]
+            }
+            state.fetchedPropertyResults = [:]
+            state.eventChanges = [:]
+            state.isFault = true
+            if state.storage.isEmpty && !state.didAwakeFromInsert { self.state = nil }
         }
-        fetchedPropertyResults = [:]
-        eventChanges = [:]
-        faultFlag = true
         didTurnIntoFault()
     }
 

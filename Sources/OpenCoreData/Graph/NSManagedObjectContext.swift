@@ -13,8 +13,10 @@
 ///   `NSManagedObjectContextObjectsDidChange` posted, the undo event group closed) when you call
 ///   ``processPendingChanges()``, and by `save()`, `fetch(_:)`, `undo()` and `redo()`.
 /// - ``undoManager`` is `nil` by default, as on iOS; set an ``UndoManager`` to record undo.
-/// - Registered objects are kept until `reset()` or until their deletion is saved (Apple keeps
-///   unchanged ones weakly).
+/// - As in Apple, the context does not retain unchanged registered objects: an object that
+///   nothing else holds is freed and leaves the registry. Objects with unsaved changes (inserted,
+///   updated, deleted) stay retained until they are saved or rolled back. Free managed objects on
+///   the context's thread (objects are not thread-safe, as in Apple).
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How a context confines its work, with Apple's raw values.
     public enum ConcurrencyType: UInt, Sendable {
@@ -62,8 +64,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Tracking state
 
-    /// The registered objects, one per ID.
-    var registry: [NSManagedObjectID: NSManagedObject] = [:]
+    /// The registered objects, one per ID, not retained.
+    var registry = ObjectRegistry()
+    /// The ID of the fault ``object(with:)`` is creating, which `NSManagedObject.init` takes.
+    private var faultIDBeingCreated: NSManagedObjectID?
     var insertedList = ObjectList()
     var updatedList = ObjectList()
     var deletedList = ObjectList()
@@ -146,13 +150,33 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let object = registry[objectID] { return object }
         precondition(!objectID.isTemporaryID, "object(with:): the temporary ID \(objectID) does not belong to this context")
         let type = ManagedObjectClasses.managedObjectClass(for: objectID.entity)
-        let object = type.init(entity: objectID.entity, insertInto: nil)
-        for property in object.entity.properties where !property.isTransient { object.storage[property.name] = nil }
-        object.objectID = objectID
-        object.faultFlag = true
-        object.managedObjectContext = self
+        faultIDBeingCreated = objectID
+        let object = type.init(entity: objectID.entity, insertInto: self)
+        if faultIDBeingCreated != nil || object.objectID !== objectID {
+            // A subclass initializer did not pass the context on: make the object a fault here.
+            faultIDBeingCreated = nil
+            if insertedList.remove(object) { eventInserted.remove(object) }
+            if registry[object.objectID] === object { registry[object.objectID] = nil }
+            object.objectID = objectID
+            object.state = nil
+            object.managedObjectContext = self
+        }
         registry[objectID] = object
         return object
+    }
+
+    /// Hands the ID of the fault being created to `NSManagedObject.init` (once).
+    func takeFaultID(for entity: NSEntityDescription) -> NSManagedObjectID? {
+        guard let id = faultIDBeingCreated, id.entity === entity else { return nil }
+        faultIDBeingCreated = nil
+        return id
+    }
+
+    /// Called by a registered object being freed: it leaves the registry, and its cached
+    /// snapshot goes.
+    func unregisterFreedObject(_ object: NSManagedObject) {
+        registry.remove(object, id: object.objectID)
+        rowCache[object.objectID] = nil
     }
 
     /// The object with `objectID`, loaded: throws `NSManagedObjectReferentialIntegrityError`
@@ -187,7 +211,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             return
         }
         if insertedList.contains(object) { return }
-        if object.managedObjectContext === self, registry[object.objectID] === object, object.committedSnapshot != nil { return }
+        if object.managedObjectContext === self, registry[object.objectID] === object,
+           object.committedSnapshot != nil || object.faultFlag { return }
         object.managedObjectContext = self
         registry[object.objectID] = object
         insertedList.insert(object)
@@ -270,6 +295,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func loadAndAwake(_ object: NSManagedObject, from snapshot: ObjectSnapshot) {
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
+        if object.state == nil { object.applyTransientDefaultValues() }
         object.load(snapshot, in: self)
         object.awakeFromFetch()
     }
