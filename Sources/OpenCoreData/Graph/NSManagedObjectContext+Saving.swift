@@ -166,6 +166,7 @@ extension NSManagedObjectContext {
         deletedList.removeAll()
         pendingDeletions.removeAll()
         rowCache.removeAll()
+        pendingFaults.removeAll()
         assignedStores.removeAll()
         eventInserted.removeAll()
         eventUpdated.removeAll()

@@ -83,6 +83,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventTouched = ObjectList()
     /// Snapshots fetched for objects that stayed faults: firing them reads these.
     var rowCache: [NSManagedObjectID: ObjectSnapshot] = [:]
+    /// Faults created and not fired yet, the candidates of batch faulting.
+    var pendingFaults = PendingFaults()
     /// Stores chosen with `assign(_:to:)`, by object.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     /// While positive, changes are not recorded (loading values, `awakeFromFetch`).
@@ -162,6 +164,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.managedObjectContext = self
         }
         registry[objectID] = object
+        pendingFaults.append(objectID)
         return object
     }
 
@@ -300,12 +303,21 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.awakeFromFetch()
     }
 
-    /// Fires a fault: the row cache first, then the coordinator.
+    /// Fires a fault: the row cache first, then the coordinator, which reads a batch: the
+    /// fault and up to ``BatchFaulting/defaultBatchSize`` − 1 other unfired faults of its entity
+    /// and store (``PendingFaults``), in one read. The others' snapshots wait in the row cache.
     func fulfillFault(_ object: NSManagedObject) {
         let id = object.objectID
         var snapshot = rowCache.removeValue(forKey: id)
         if snapshot == nil, let coordinator = persistentStoreCoordinator {
-            snapshot = (try? coordinator.snapshots(for: [id]))?[id]
+            let batch = pendingFaults.batch(firing: id) { candidate in
+                rowCache[candidate] == nil && registry[candidate]?.faultFlag == true
+            }
+            let loaded = (try? coordinator.snapshots(for: batch)) ?? [:]
+            snapshot = loaded[id]
+            for other in batch.dropFirst() {
+                if let found = loaded[other] { rowCache[other] = found }
+            }
         }
         guard let snapshot else {
             precondition(shouldDeleteInaccessibleFaults, "CoreData could not fulfill a fault for '\(id)'")
