@@ -167,6 +167,7 @@ extension NSManagedObjectContext {
         pendingDeletions.removeAll()
         rowCache.removeAll()
         pendingFaults.removeAll()
+        batchGroups.removeAll()
         assignedStores.removeAll()
         eventInserted.removeAll()
         eventUpdated.removeAll()

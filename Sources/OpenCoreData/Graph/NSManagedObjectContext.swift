@@ -85,6 +85,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var rowCache: [NSManagedObjectID: ObjectSnapshot] = [:]
     /// Faults created and not fired yet, the candidates of batch faulting.
     var pendingFaults = PendingFaults()
+    /// The results of the last fetches with `fetchBatchSize`, for loading them by batch.
+    var batchGroups: [FetchBatchGroup] = []
     /// Stores chosen with `assign(_:to:)`, by object.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     /// While positive, changes are not recorded (loading values, `awakeFromFetch`).
@@ -151,6 +153,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         if let object = registry[objectID] { return object }
         precondition(!objectID.isTemporaryID, "object(with:): the temporary ID \(objectID) does not belong to this context")
+        let object = makeFault(objectID)
+        pendingFaults.append(objectID)
+        return object
+    }
+
+    /// Creates and registers a fault (of the entity's registered class) for `objectID`.
+    func makeFault(_ objectID: NSManagedObjectID) -> NSManagedObject {
         let type = ManagedObjectClasses.managedObjectClass(for: objectID.entity)
         faultIDBeingCreated = objectID
         let object = type.init(entity: objectID.entity, insertInto: self)
@@ -164,7 +173,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.managedObjectContext = self
         }
         registry[objectID] = object
-        pendingFaults.append(objectID)
         return object
     }
 
@@ -309,6 +317,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func fulfillFault(_ object: NSManagedObject) {
         let id = object.objectID
         var snapshot = rowCache.removeValue(forKey: id)
+        if snapshot == nil, !batchGroups.isEmpty, fulfillFaultFromBatch(object) { return }
         if snapshot == nil, let coordinator = persistentStoreCoordinator {
             let batch = pendingFaults.batch(firing: id) { candidate in
                 rowCache[candidate] == nil && registry[candidate]?.faultFlag == true
