@@ -54,8 +54,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The age in seconds beyond which cached snapshots are refetched; negative means never stale.
     ///
     /// Differs from Apple: kept for source compatibility only. The context caches a snapshot
-    /// only between a fetch and the firing of the fault it returned, and `refresh(_:mergeChanges:)`
-    /// always reads the store.
+    /// only between a fetch and the firing of the fault it returned; the SQLite store keeps a row
+    /// cache shared by the coordinator's contexts, kept current by their saves; and
+    /// `refresh(_:mergeChanges:)` and `refreshAllObjects()` always read the store past that cache.
     open var stalenessInterval: TimeInterval = -1
 
     /// Whether a fault whose row no longer exists fires into an object with nil values (`true`)
@@ -87,6 +88,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var pendingFaults = PendingFaults()
     /// The results of the last fetches with `fetchBatchSize`, for loading them by batch.
     var batchGroups: [FetchBatchGroup] = []
+    /// Objects refreshed into faults: firing them reads the store past its cache.
+    var refreshedFaults: Set<NSManagedObjectID> = []
     /// Stores chosen with `assign(_:to:)`, by object.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     /// While positive, changes are not recorded (loading values, `awakeFromFetch`).
@@ -188,6 +191,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func unregisterFreedObject(_ object: NSManagedObject) {
         registry.remove(object, id: object.objectID)
         rowCache[object.objectID] = nil
+        if !refreshedFaults.isEmpty { refreshedFaults.remove(object.objectID) }
     }
 
     /// The object with `objectID`, loaded: throws `NSManagedObjectReferentialIntegrityError`
@@ -317,6 +321,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func fulfillFault(_ object: NSManagedObject) {
         let id = object.objectID
         var snapshot = rowCache.removeValue(forKey: id)
+        if !refreshedFaults.isEmpty, refreshedFaults.remove(id) != nil, let coordinator = persistentStoreCoordinator {
+            snapshot = (try? coordinator.snapshots(for: [id], fresh: true))?[id]
+        }
         if snapshot == nil, !batchGroups.isEmpty, fulfillFaultFromBatch(object) { return }
         if snapshot == nil, let coordinator = persistentStoreCoordinator {
             let batch = pendingFaults.batch(firing: id) { candidate in

@@ -10,6 +10,7 @@ import Testing
     private func fixture() throws -> SQLiteStatementFixture {
         let fixture = try SQLiteStatementFixture(standardData: false)
         try fixture.company.insertDepartment("Big", budget: 1, employees: (0..<Self.rows).map { ("E\($0)", Int64(100 - $0)) })
+        fixture.forgetCachedRows()
         return fixture
     }
 

@@ -9,6 +9,7 @@ import Testing
         let fixture = try SQLiteStatementFixture(standardData: false)
         let count = BatchFaulting.defaultBatchSize + BatchFaulting.defaultBatchSize / 2
         try fixture.company.insertDepartment("Big", budget: 1, employees: (0..<count).map { ("E\($0)", Int64($0)) })
+        fixture.forgetCachedRows()
         let context = fixture.context()
         let big = try #require(try context.fetch(fixture.request("Department")).first)
         let (employees, relationship) = fixture.selects { (big.value(forKey: "employees") as? Set<NSManagedObject>) ?? [] }
@@ -28,6 +29,7 @@ import Testing
         let ids = try fixture.company.snapshots(fixture.company.request("Employee", sort: [("name", true)])).map(\.objectID)
         let faults = ids.map { context.object(with: $0) }
         _ = context.object(with: try #require(try fixture.company.snapshots(fixture.company.request("Department")).first).objectID)
+        fixture.forgetCachedRows()
         // Bob is a Manager: his fault is of another entity, read in a batch of its own.
         let (names, statements) = fixture.selects { faults.compactMap { $0.value(forKey: "name") as? String } }
         #expect(names == ["Ann", "Bob", "Cid", "Dee", "Eve"])

@@ -13,10 +13,14 @@ final class SQLiteStatementFixture {
         guard let store = added as? SQLiteStore else { throw CocoaError(.featureUnsupported) }
         self.store = store
         if standardData { try company.insertStandardData() }
+        forgetCachedRows()
         store.sqlLog.addObserver { [counter] in counter.add($0) }
     }
 
     var coordinator: NSPersistentStoreCoordinator { company.coordinator }
+
+    /// Empties the store's row cache, as after reopening the file (saves fill it).
+    func forgetCachedRows() { store.rowCache.removeAll() }
 
     func context() -> NSManagedObjectContext {
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
