@@ -141,6 +141,13 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         throw unsupported("reading objects")
     }
 
+    /// The current snapshots of the given objects read from the store itself, past any cache
+    /// the store keeps (``NSManagedObjectContext/refresh(_:mergeChanges:)`` uses it). The default
+    /// is ``snapshots(for:)``.
+    open func freshSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
+        try snapshots(for: objectIDs)
+    }
+
     /// The destinations of a to-many relationship of one object, in order when ordered.
     open func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
         throw unsupported("reading relationships")

@@ -24,9 +24,10 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
-    /// The current snapshots of the given objects, from their stores. Temporary IDs and IDs of
-    /// stores that are gone, or of objects no longer in their store, have no entry.
-    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: ObjectSnapshot] {
+    /// The current snapshots of the given objects, from their stores (past their caches when
+    /// `fresh`). Temporary IDs and IDs of stores that are gone, or of objects no longer in their
+    /// store, have no entry.
+    func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool = false) throws -> [NSManagedObjectID: ObjectSnapshot] {
         try withLock {
             var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
             for id in objectIDs where !id.isTemporaryID {
@@ -35,7 +36,9 @@ extension NSPersistentStoreCoordinator {
             }
             var result: [NSManagedObjectID: ObjectSnapshot] = [:]
             for (store, ids) in byStore.values {
-                for snapshot in try store.snapshots(for: ids) { result[snapshot.objectID] = snapshot }
+                for snapshot in try fresh ? store.freshSnapshots(for: ids) : store.snapshots(for: ids) {
+                    result[snapshot.objectID] = snapshot
+                }
             }
             return result
         }

@@ -33,7 +33,8 @@ extension NSManagedObject {
         for property in properties where !property.isTransient {
             switch property {
             case let relationship as NSRelationshipDescription where relationship.isToMany:
-                let objects = (committed.toMany[relationship.name] ?? []).map { context.object(with: $0) }
+                let ids = committed.toMany[relationship.name] ?? fulfillToManyFault(relationship.name)?.objects.map(\.objectID) ?? []
+                let objects = ids.map { context.object(with: $0) }
                 result[relationship.name] = relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects)
             case is NSRelationshipDescription:
                 result[property.name] = (committed.values[property.name] as? NSManagedObjectID).map { context.object(with: $0) } ?? NSNull()
@@ -67,6 +68,7 @@ extension NSManagedObject {
         let committed = committedSnapshot
         switch property {
         case let relationship as NSRelationshipDescription where relationship.isToMany:
+            if isToManyFault(relationship.name) { return false }
             let current = toManyList(relationship.name).objects.map(\.objectID)
             guard let committed else { return !current.isEmpty }
             let old = committed.toMany[relationship.name] ?? []

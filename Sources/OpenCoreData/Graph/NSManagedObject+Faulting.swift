@@ -11,16 +11,17 @@ extension NSManagedObject {
 
     /// Replaces the persistent values with `snapshot`'s (transient values stay). To-one and
     /// to-many destinations become the context's registered objects (faults when new).
-    /// `toMany` entries missing from the snapshot are read from the coordinator.
+    /// A to-many relationship missing from the snapshot's `toMany` stays a relationship fault:
+    /// it is read from the store (one query) the first time it is read or changed
+    /// (``toManyList(_:)``).
     func load(_ snapshot: ObjectSnapshot, in context: NSManagedObjectContext) {
-        var snapshot = snapshot
         for property in entity.properties where !property.isTransient {
             switch property {
             case let relationship as NSRelationshipDescription:
                 if relationship.isToMany {
-                    let ids = snapshot.toMany[relationship.name] ?? context.relatedObjectIDs(for: relationship, of: objectID)
-                    snapshot.toMany[relationship.name] = ids
-                    storage[relationship.name] = ObjectList(ids.map { context.object(with: $0) })
+                    storage[relationship.name] = snapshot.toMany[relationship.name].map { ids in
+                        ObjectList(ids.map { context.object(with: $0) })
+                    }
                 } else if let id = snapshot.values[relationship.name] as? NSManagedObjectID {
                     storage[relationship.name] = context.object(with: id)
                 } else {
@@ -37,15 +38,21 @@ extension NSManagedObject {
         fetchedPropertyResults = [:]
     }
 
-    /// Drops the persistent values and becomes a fault (hooks around).
+    /// Drops the persistent values and becomes a fault (hooks around). A fault left with no
+    /// transient values drops its whole state, so it is as small as a fresh fault.
     func turnIntoFault(keepingTransients: Bool = true) {
         willTurnIntoFault()
-        for property in entity.properties where !property.isTransient || !keepingTransients {
-            storage[property.name] = nil
+        if let state {
+            if keepingTransients {
+                for property in entity.properties where !property.isTransient { state.storage[property.name] = nil }
+            } else {
+                state.storage = [:]
+            }
+            state.fetchedPropertyResults = [:]
+            state.eventChanges = [:]
+            state.isFault = true
+            if state.storage.isEmpty && !state.didAwakeFromInsert { self.state = nil }
         }
-        fetchedPropertyResults = [:]
-        eventChanges = [:]
-        faultFlag = true
         didTurnIntoFault()
     }
 
@@ -64,6 +71,8 @@ extension NSManagedObject {
             case let relationship as NSRelationshipDescription where !relationship.isTransient:
                 if relationship.isToMany {
                     snapshot.values.removeValue(forKey: relationship.name)
+                    // A relationship fault is unchanged: the store keeps what it has.
+                    guard !isToManyFault(relationship.name) else { continue }
                     snapshot.toMany[relationship.name] = toManyList(relationship.name).objects.map(\.objectID)
                 } else if let destination = storage[relationship.name] as? NSManagedObject {
                     snapshot.values[relationship.name] = destination.objectID

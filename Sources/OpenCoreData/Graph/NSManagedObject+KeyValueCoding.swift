@@ -123,9 +123,11 @@ extension NSManagedObject: KeyValueCoding {
         }
     }
 
-    /// The destinations of a to-many relationship as stored (fault already fired by the caller).
+    /// The destinations of a to-many relationship as stored (fault already fired by the caller);
+    /// a relationship fault is read from the store first.
     func toManyList(_ key: String) -> ObjectList {
-        (storage[key] as? ObjectList) ?? ObjectList()
+        if let list = storage[key] as? ObjectList { return list }
+        return fulfillToManyFault(key) ?? ObjectList()
     }
 
     func primitiveStoredValue(forKey key: String) -> Any? {
@@ -150,10 +152,14 @@ extension NSManagedObject: KeyValueCoding {
     }
 
     /// The one place stored values change: stores the value, then records the change in the
-    /// context (change tracking, the current event's old values, undo). No hooks. `property`
-    /// saves a lookup when the caller has it.
+    /// context (change tracking, the current event's old values, undo). No hooks. A to-many
+    /// relationship fault is read first, so the old value is the real one. `property` saves a
+    /// lookup when the caller has it.
     func setStoredValue(_ value: Any?, forKey key: String, property: NSPropertyDescription? = nil) {
-        if let property = property ?? entity.propertiesByName[key], !property.isTransient { fireFaultIfNeeded() }
+        if let property = property ?? entity.propertiesByName[key], !property.isTransient {
+            fireFaultIfNeeded()
+            if (property as? NSRelationshipDescription)?.isToMany == true, storage[key] == nil { _ = fulfillToManyFault(key) }
+        }
         let old: Any?
         if let value { old = storage.updateValue(value, forKey: key) } else { old = storage.removeValue(forKey: key) }
         managedObjectContext?.recordChange(of: self, key: key, oldValue: old)

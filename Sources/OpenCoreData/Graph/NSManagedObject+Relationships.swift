@@ -128,13 +128,12 @@ extension NSManagedObject {
         return (storage[key] as? NSManagedObject).map { [$0.objectID] } ?? []
     }
 
-    /// Whether reading the relationship would go to the store: true while the object is a fault.
-    ///
-    /// Differs from Apple: relationships load with the object, so only an object fault counts.
+    /// Whether reading the relationship would go to the store: true while the object is a fault,
+    /// or while a to-many relationship has not been read since the object was loaded.
     public func hasFault(forRelationshipNamed key: String) -> Bool {
         guard entity.relationshipsByName[key] != nil else {
             preconditionFailure("hasFault(forRelationshipNamed:): entity \(entity.name ?? "?") has no relationship '\(key)'")
         }
-        return faultFlag
+        return faultFlag || isToManyFault(key)
     }
 }

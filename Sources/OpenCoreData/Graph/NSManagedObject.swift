@@ -14,8 +14,8 @@
 /// - Keys that are not properties of the entity trap with "entity Run has no property 'foo'"
 ///   instead of raising `NSUnknownKeyException`; ``valueThrowing(forKey:)`` throws instead.
 open class NSManagedObject: NSObject, NSFetchRequestResult {
-    /// The entity of the object.
-    public let entity: NSEntityDescription
+    /// The entity of the object (its ID's entity).
+    public var entity: NSEntityDescription { objectID.entity }
 
     /// The object's ID, temporary until the first save.
     public internal(set) var objectID: NSManagedObjectID
@@ -25,39 +25,83 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     // MARK: State kept for the context
 
+    /// Everything but the ID and the context, in one side object that a fault does without
+    /// (`nil` means a fault holding nothing): a fault is three words plus the object header.
+    var state: ManagedObjectState?
+
+    /// The state, created (for a fault) when something is stored.
+    private var ensuredState: ManagedObjectState {
+        if let state { return state }
+        let created = ManagedObjectState(isFault: true)
+        state = created
+        return created
+    }
+
     /// Current values by property name: attributes as their Swift values (a missing key is nil),
     /// to-one relationships as `NSManagedObject`, to-many relationships as ``ObjectList``
-    /// (a missing key is empty).
-    var storage: [String: Any] = [:]
+    /// (a missing key is empty, or a relationship fault: see ``isToManyFault(_:)``).
+    var storage: [String: Any] {
+        get { state?.storage ?? [:] }
+        _modify { yield &ensuredState.storage }
+    }
 
-    /// The snapshot last read from or saved to a store; `nil` until the object is saved.
-    var committedSnapshot: ObjectSnapshot?
+    /// The snapshot last read from or saved to a store; `nil` until the object is saved, and
+    /// for a fault.
+    var committedSnapshot: ObjectSnapshot? {
+        get { state?.committedSnapshot }
+        _modify { yield &ensuredState.committedSnapshot }
+    }
 
     /// Whether the persistent values are not loaded yet.
-    var faultFlag = false
+    var faultFlag: Bool {
+        get { state?.isFault ?? true }
+        set { if newValue && state == nil { return }; ensuredState.isFault = newValue }
+    }
 
     /// The old values of the keys changed since the last `processPendingChanges()`
     /// (`NSNull` for nil), for ``changedValuesForCurrentEvent()``.
-    var eventChanges: [String: Any] = [:]
+    var eventChanges: [String: Any] {
+        get { state?.eventChanges ?? [:] }
+        set { if newValue.isEmpty && state == nil { return }; ensuredState.eventChanges = newValue }
+    }
 
     /// Results of fetched properties, computed on first read and dropped on refresh.
-    var fetchedPropertyResults: [String: [Any]] = [:]
+    var fetchedPropertyResults: [String: [Any]] {
+        get { state?.fetchedPropertyResults ?? [:] }
+        set { if newValue.isEmpty && state == nil { return }; ensuredState.fetchedPropertyResults = newValue }
+    }
 
     /// Whether `awakeFromInsert()` already ran (it runs once per object).
-    var didAwakeFromInsert = false
+    var didAwakeFromInsert: Bool {
+        get { state?.didAwakeFromInsert ?? false }
+        set { ensuredState.didAwakeFromInsert = newValue }
+    }
 
     /// Creates an object of `entity` and inserts it into `context` (when given).
     ///
     /// Attribute default values are set first; `awakeFromInsert()` runs when the object is
-    /// inserted. Keep it `required`: the context instantiates registered subclasses through it.
-    /// Traps for an abstract entity, as Apple raises.
+    /// inserted. Keep it `required`: the context instantiates registered subclasses through it
+    /// (for a fault, ``NSManagedObjectContext/object(with:)`` passes itself and the object
+    /// starts as a fault of that ID, without default values). Traps for an abstract entity, as
+    /// Apple raises.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        if let context, let faultID = context.takeFaultID(for: entity) {
+            objectID = faultID
+            managedObjectContext = context
+            super.init()
+            return
+        }
         precondition(!entity.isAbstract, "Cannot create an instance of abstract entity \(entity.name ?? "?")")
-        self.entity = entity
         self.objectID = NSManagedObjectID(temporaryFor: entity)
+        self.state = ManagedObjectState(isFault: false)
         super.init()
         applyDefaultValues()
         context?.insert(self)
+    }
+
+    /// An unchanged object that nothing else holds leaves its context's registry when freed.
+    deinit {
+        managedObjectContext?.unregisterFreedObject(self)
     }
 
     /// Creates an object of the entity whose registered class is this class, in `context`'s model,
@@ -80,6 +124,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     private func applyDefaultValues() {
         for attribute in entity.attributesByName.values {
             if let value = attribute.defaultValue {
+                storage[attribute.name] = PropertyValueCoercion.stored(value, for: attribute)
+            }
+        }
+    }
+
+    /// Sets the default value of each transient attribute that has one, as Core Data does when
+    /// a fault created without values first loads.
+    func applyTransientDefaultValues() {
+        for property in entity.properties where property.isTransient {
+            if let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue {
                 storage[attribute.name] = PropertyValueCoercion.stored(value, for: attribute)
             }
         }
@@ -117,7 +171,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     private func describeStored(_ property: NSPropertyDescription) -> String {
         switch storage[property.name] {
-        case nil: return "nil"
+        case nil: return isToManyFault(property.name) ? "<relationship fault>" : "nil"
         case let object as NSManagedObject: return object.objectID.description
         case let list as ObjectList: return "(\(list.objects.map(\.objectID.description).joined(separator: ", ")))"
         case let value?: return "\(value)"

@@ -17,6 +17,14 @@ extension NSManagedObjectContext {
     /// context then sorts, offsets and limits itself. Dictionary results come from the stores
     /// only, as in Core Data. Throws when the entity is unknown, the context has no coordinator,
     /// a store fails, or a result is not a `ResultType`.
+    ///
+    /// With a `fetchBatchSize` (managed-object results only) the store returns the matching IDs,
+    /// pending changes are merged as usual, and the array holds faults; firing one loads its
+    /// whole batch (its `fetchBatchSize` neighbours in the array) with one store read.
+    /// Differs from Apple, whose array is a lazy `NSArray` of IDs: Swift arrays can't be lazy on
+    /// Linux, so the array holds light faults (an ID and a context each), and the objects of
+    /// batches the walk has moved past (all but the current and the previous one) turn back into
+    /// faults when they have no unsaved changes, which keeps memory bounded.
     public func fetch<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [ResultType] {
         switch try performFetch(request) {
         case .objects(let objects): return try objects.map { try cast($0, to: ResultType.self, request) }
@@ -70,6 +78,9 @@ extension NSManagedObjectContext {
         storeRequest.entity = entity
         storeRequest.predicate = request.predicate.map(PredicateObjectMapping.forStore)
         if counting, storeRequest.resultType != .dictionaryResultType { storeRequest.resultType = .countResultType }
+        // With fetchBatchSize the store returns IDs only; objects load a batch at a time.
+        let batched = !counting && request.resultType == .managedObjectResultType && request.fetchBatchSize > 0
+        if batched { storeRequest.resultType = .managedObjectIDResultType }
 
         let isDictionary = request.resultType == .dictionaryResultType
         if request.includesPendingChanges && !isDictionary { processPendingChanges() }
@@ -77,18 +88,26 @@ extension NSManagedObjectContext {
         guard merges else {
             switch try coordinator.executeFetch(storeRequest) {
             case .snapshots(let snapshots): return .objects(register(snapshots, request))
+            case .objectIDs(let ids) where batched:
+                let objects = batchedObjects(ids)
+                rememberBatches(of: objects, batchSize: request.fetchBatchSize)
+                return .objects(objects)
             case .objectIDs(let ids): return .objectIDs(ids)
             case .dictionaries(let rows): return .dictionaries(rows)
             case .count(let count): return .count(count)
             }
         }
 
-        storeRequest.resultType = .managedObjectResultType
+        storeRequest.resultType = batched ? .managedObjectIDResultType : .managedObjectResultType
         storeRequest.fetchOffset = 0
         storeRequest.fetchLimit = 0
         var objects: [NSManagedObject]
         switch try coordinator.executeFetch(storeRequest) {
         case .snapshots(let snapshots): objects = register(snapshots, request)
+        case .objectIDs(let ids) where batched:
+            objects = batchedObjects(ids)
+            // Judging and sorting in memory fires the faults: let them load by batch meanwhile.
+            rememberBatches(of: objects, batchSize: request.fetchBatchSize)
         case .objectIDs(let ids): objects = ids.map { object(with: $0) }
         case .dictionaries, .count: objects = []
         }
@@ -98,6 +117,7 @@ extension NSManagedObjectContext {
         if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
         if counting || request.resultType == .countResultType { return .count(objects.count) }
         if request.resultType == .managedObjectIDResultType { return .objectIDs(objects.map(\.objectID)) }
+        if batched { rememberBatches(of: objects, batchSize: request.fetchBatchSize) }
         return .objects(objects)
     }
 

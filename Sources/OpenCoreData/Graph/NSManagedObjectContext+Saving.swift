@@ -166,6 +166,9 @@ extension NSManagedObjectContext {
         deletedList.removeAll()
         pendingDeletions.removeAll()
         rowCache.removeAll()
+        pendingFaults.removeAll()
+        batchGroups.removeAll()
+        refreshedFaults.removeAll()
         assignedStores.removeAll()
         eventInserted.removeAll()
         eventUpdated.removeAll()
@@ -194,7 +197,7 @@ extension NSManagedObjectContext {
                 !$0.isTransient && !($0 is NSFetchedPropertyDescription) && object.differsFromCommitted($0)
             }
             let local = Dictionary(pending.map { ($0.name, object.storage[$0.name] as Any?) }, uniquingKeysWith: { a, _ in a })
-            let fresh = (try? persistentStoreCoordinator?.snapshots(for: [object.objectID]))?[object.objectID]
+            let fresh = (try? persistentStoreCoordinator?.snapshots(for: [object.objectID], fresh: true))?[object.objectID]
             if let snapshot = fresh ?? object.committedSnapshot { object.load(snapshot, in: self) }
             for (key, value) in local { object.storage[key] = value }
             object.awakeFromSnapshotEvents(.refresh)
@@ -202,6 +205,7 @@ extension NSManagedObjectContext {
             updatedList.remove(object)
             eventUpdated.remove(object)
             rowCache[object.objectID] = nil
+            refreshedFaults.insert(object.objectID)
             if !object.faultFlag { object.turnIntoFault() }
         }
         eventRefreshed.insert(object)

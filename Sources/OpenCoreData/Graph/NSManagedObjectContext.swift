@@ -13,8 +13,10 @@
 ///   `NSManagedObjectContextObjectsDidChange` posted, the undo event group closed) when you call
 ///   ``processPendingChanges()``, and by `save()`, `fetch(_:)`, `undo()` and `redo()`.
 /// - ``undoManager`` is `nil` by default, as on iOS; set an ``UndoManager`` to record undo.
-/// - Registered objects are kept until `reset()` or until their deletion is saved (Apple keeps
-///   unchanged ones weakly).
+/// - As in Apple, the context does not retain unchanged registered objects: an object that
+///   nothing else holds is freed and leaves the registry. Objects with unsaved changes (inserted,
+///   updated, deleted) stay retained until they are saved or rolled back. Free managed objects on
+///   the context's thread (objects are not thread-safe, as in Apple).
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How a context confines its work, with Apple's raw values.
     public enum ConcurrencyType: UInt, Sendable {
@@ -52,8 +54,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The age in seconds beyond which cached snapshots are refetched; negative means never stale.
     ///
     /// Differs from Apple: kept for source compatibility only. The context caches a snapshot
-    /// only between a fetch and the firing of the fault it returned, and `refresh(_:mergeChanges:)`
-    /// always reads the store.
+    /// only between a fetch and the firing of the fault it returned; the SQLite store keeps a row
+    /// cache shared by the coordinator's contexts, kept current by their saves; and
+    /// `refresh(_:mergeChanges:)` and `refreshAllObjects()` always read the store past that cache.
     open var stalenessInterval: TimeInterval = -1
 
     /// Whether a fault whose row no longer exists fires into an object with nil values (`true`)
@@ -62,8 +65,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Tracking state
 
-    /// The registered objects, one per ID.
-    var registry: [NSManagedObjectID: NSManagedObject] = [:]
+    /// The registered objects, one per ID, not retained.
+    var registry = ObjectRegistry()
+    /// The ID of the fault ``object(with:)`` is creating, which `NSManagedObject.init` takes.
+    private var faultIDBeingCreated: NSManagedObjectID?
     var insertedList = ObjectList()
     var updatedList = ObjectList()
     var deletedList = ObjectList()
@@ -79,6 +84,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventTouched = ObjectList()
     /// Snapshots fetched for objects that stayed faults: firing them reads these.
     var rowCache: [NSManagedObjectID: ObjectSnapshot] = [:]
+    /// Faults created and not fired yet, the candidates of batch faulting.
+    var pendingFaults = PendingFaults()
+    /// The results of the last fetches with `fetchBatchSize`, for loading them by batch.
+    var batchGroups: [FetchBatchGroup] = []
+    /// Objects refreshed into faults: firing them reads the store past its cache.
+    var refreshedFaults: Set<NSManagedObjectID> = []
     /// Stores chosen with `assign(_:to:)`, by object.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     /// While positive, changes are not recorded (loading values, `awakeFromFetch`).
@@ -145,14 +156,42 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         if let object = registry[objectID] { return object }
         precondition(!objectID.isTemporaryID, "object(with:): the temporary ID \(objectID) does not belong to this context")
+        let object = makeFault(objectID)
+        pendingFaults.append(objectID)
+        return object
+    }
+
+    /// Creates and registers a fault (of the entity's registered class) for `objectID`.
+    func makeFault(_ objectID: NSManagedObjectID) -> NSManagedObject {
         let type = ManagedObjectClasses.managedObjectClass(for: objectID.entity)
-        let object = type.init(entity: objectID.entity, insertInto: nil)
-        for property in object.entity.properties where !property.isTransient { object.storage[property.name] = nil }
-        object.objectID = objectID
-        object.faultFlag = true
-        object.managedObjectContext = self
+        faultIDBeingCreated = objectID
+        let object = type.init(entity: objectID.entity, insertInto: self)
+        if faultIDBeingCreated != nil || object.objectID !== objectID {
+            // A subclass initializer did not pass the context on: make the object a fault here.
+            faultIDBeingCreated = nil
+            if insertedList.remove(object) { eventInserted.remove(object) }
+            if registry[object.objectID] === object { registry[object.objectID] = nil }
+            object.objectID = objectID
+            object.state = nil
+            object.managedObjectContext = self
+        }
         registry[objectID] = object
         return object
+    }
+
+    /// Hands the ID of the fault being created to `NSManagedObject.init` (once).
+    func takeFaultID(for entity: NSEntityDescription) -> NSManagedObjectID? {
+        guard let id = faultIDBeingCreated, id.entity === entity else { return nil }
+        faultIDBeingCreated = nil
+        return id
+    }
+
+    /// Called by a registered object being freed: it leaves the registry, and its cached
+    /// snapshot goes.
+    func unregisterFreedObject(_ object: NSManagedObject) {
+        registry.remove(object, id: object.objectID)
+        rowCache[object.objectID] = nil
+        if !refreshedFaults.isEmpty { refreshedFaults.remove(object.objectID) }
     }
 
     /// The object with `objectID`, loaded: throws `NSManagedObjectReferentialIntegrityError`
@@ -187,7 +226,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             return
         }
         if insertedList.contains(object) { return }
-        if object.managedObjectContext === self, registry[object.objectID] === object, object.committedSnapshot != nil { return }
+        if object.managedObjectContext === self, registry[object.objectID] === object,
+           object.committedSnapshot != nil || object.faultFlag { return }
         object.managedObjectContext = self
         registry[object.objectID] = object
         insertedList.insert(object)
@@ -270,16 +310,30 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func loadAndAwake(_ object: NSManagedObject, from snapshot: ObjectSnapshot) {
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
+        if object.state == nil { object.applyTransientDefaultValues() }
         object.load(snapshot, in: self)
         object.awakeFromFetch()
     }
 
-    /// Fires a fault: the row cache first, then the coordinator.
+    /// Fires a fault: the row cache first, then the coordinator, which reads a batch: the
+    /// fault and up to ``BatchFaulting/defaultBatchSize`` − 1 other unfired faults of its entity
+    /// and store (``PendingFaults``), in one read. The others' snapshots wait in the row cache.
     func fulfillFault(_ object: NSManagedObject) {
         let id = object.objectID
         var snapshot = rowCache.removeValue(forKey: id)
+        if !refreshedFaults.isEmpty, refreshedFaults.remove(id) != nil, let coordinator = persistentStoreCoordinator {
+            snapshot = (try? coordinator.snapshots(for: [id], fresh: true))?[id]
+        }
+        if snapshot == nil, !batchGroups.isEmpty, fulfillFaultFromBatch(object) { return }
         if snapshot == nil, let coordinator = persistentStoreCoordinator {
-            snapshot = (try? coordinator.snapshots(for: [id]))?[id]
+            let batch = pendingFaults.batch(firing: id) { candidate in
+                rowCache[candidate] == nil && registry[candidate]?.faultFlag == true
+            }
+            let loaded = (try? coordinator.snapshots(for: batch)) ?? [:]
+            snapshot = loaded[id]
+            for other in batch.dropFirst() {
+                if let found = loaded[other] { rowCache[other] = found }
+            }
         }
         guard let snapshot else {
             precondition(shouldDeleteInaccessibleFaults, "CoreData could not fulfill a fault for '\(id)'")

@@ -35,6 +35,10 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Serializes changes to the Swift-side state (metadata).
     let lock = NSRecursiveLock()
 
+    /// The last snapshot read or saved of each row, shared by every context of the
+    /// coordinator: fetches fill it, fault firing reads it before SQL, saves keep it current.
+    let rowCache = SQLiteRowCache()
+
     /// The store's SQL debug log (`OPENCOREDATA_SQL_DEBUG`, or the `SQLDebugLog.levelOption`
     /// store option), traced on every connection the store opens.
     public let sqlLog: SQLDebugLog
@@ -250,9 +254,26 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: The store protocol (SQLiteStore+Read.swift, SQLiteStore+Save.swift)
 
-    /// Rows by primary key, in batches of `Z_PK IN (…)`; IDs that no longer exist are left out.
+    /// Rows by primary key: from the row cache, else read in batches of `Z_PK IN (…)` (and
+    /// cached); IDs that no longer exist are left out.
     open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
-        try readSnapshots(for: objectIDs)
+        var found: [ObjectSnapshot] = []
+        var missing: [NSManagedObjectID] = []
+        for id in objectIDs {
+            if let cached = rowCache.snapshot(for: id) { found.append(cached) } else { missing.append(id) }
+        }
+        guard !missing.isEmpty else { return found }
+        let read = try readSnapshots(for: missing)
+        rowCache.insert(contentsOf: read)
+        return found + read
+    }
+
+    /// Rows read from the file, past the row cache (which they refresh).
+    open override func freshSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
+        let read = try readSnapshots(for: objectIDs)
+        rowCache.remove(objectIDs)
+        rowCache.insert(contentsOf: read)
+        return read
     }
 
     /// A to-many relationship's destinations, through the inverse key or the join table.
@@ -261,8 +282,12 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// Runs a fetch request (see `runFetch(_:)`).
+    /// The snapshots fetched go into the row cache (the last ``SQLiteRowCache/capacity`` of
+    /// them: earlier ones would be evicted at once).
     open override func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
-        try runFetch(request)
+        let result = try runFetch(request)
+        if case .snapshots(let snapshots) = result { rowCache.insert(contentsOf: snapshots.suffix(rowCache.capacity)) }
+        return result
     }
 
     /// Keys from the root entity's `Z_MAX`.
@@ -277,11 +302,28 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// One transaction: deletes, inserts, updates (`WHERE Z_PK = ? AND Z_OPT = ?`), to-many
     /// rows, `Z_MAX` and metadata.
+    /// The row cache then holds the saved snapshots (without to-many relationships, which the
+    /// rows don't carry) at their new versions, and forgets deleted rows.
     open override func save(_ changes: StoreSaveChanges) throws {
-        try saveChanges(changes)
+        do {
+            try saveChanges(changes)
+        } catch {
+            rowCache.remove((changes.updated + changes.deleted).map(\.objectID))
+            throw error
+        }
+        rowCache.remove(changes.deleted.map(\.objectID))
+        for (snapshots, version) in [(changes.inserted, { (_: Int64) in Int64(1) }), (changes.updated, { $0 + 1 })] {
+            for snapshot in snapshots {
+                var cached = snapshot
+                cached.toMany = [:]
+                cached.version = version(snapshot.version)
+                rowCache.insert(cached)
+            }
+        }
     }
 
     open override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
+        rowCache.removeAll()
         try? database?.close()
         database = nil
     }

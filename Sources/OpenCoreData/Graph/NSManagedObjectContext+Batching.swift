@@ -1,0 +1,93 @@
+/// Fetches with `fetchBatchSize`: the store returns IDs only, the result array holds faults, and
+/// firing one loads its whole batch with one store read.
+///
+/// The context remembers each batched result (``FetchBatchGroup``): the IDs of its objects in
+/// result order. When a fault of a group fires, the batch it belongs to (the `fetchBatchSize`
+/// neighbours in result order) is loaded at once. The group keeps the last two batches it
+/// loaded; the objects of an older batch that have no unsaved changes turn back into faults, so
+/// walking a million results keeps about two batches of values in memory.
+extension NSManagedObjectContext {
+    /// How many batched results the context remembers; older ones fault like any other object.
+    static let rememberedBatchGroups = 8
+
+    /// Registers the IDs of a batched fetch as faults (known objects are reused) and remembers
+    /// them as a group.
+    func batchedObjects(_ ids: [NSManagedObjectID]) -> [NSManagedObject] {
+        ids.map { id in registry[id] ?? makeFault(id) }
+    }
+
+    /// Remembers `objects`, the result of a fetch with `fetchBatchSize`, for batch loading.
+    func rememberBatches(of objects: [NSManagedObject], batchSize: Int) {
+        guard objects.contains(where: \.faultFlag) else { return }
+        batchGroups.append(FetchBatchGroup(ids: objects.map(\.objectID), batchSize: batchSize))
+        if batchGroups.count > Self.rememberedBatchGroups { batchGroups.removeFirst(batchGroups.count - Self.rememberedBatchGroups) }
+    }
+
+    /// Loads the batch of a remembered group that holds `object`, with one store read; returns
+    /// whether `object` was in a group (and is now loaded).
+    func fulfillFaultFromBatch(_ object: NSManagedObject) -> Bool {
+        let id = object.objectID
+        guard let coordinator = persistentStoreCoordinator,
+              let (group, batch) = batchGroups.lazy.compactMap({ group in group.batch(of: id).map { (group, $0) } }).first
+        else { return false }
+        let ids = group.ids(ofBatch: batch)
+        let faults = ids.compactMap { registry[$0] }.filter(\.faultFlag)
+        let loaded = (try? coordinator.snapshots(for: faults.map(\.objectID))) ?? [:]
+        for fault in faults {
+            if let snapshot = loaded[fault.objectID] ?? rowCache.removeValue(forKey: fault.objectID) {
+                rowCache[fault.objectID] = nil
+                loadAndAwake(fault, from: snapshot)
+            }
+        }
+        for passed in group.didLoad(batch) { refaultUnchanged(group.ids(ofBatch: passed)) }
+        return !object.faultFlag
+    }
+
+    /// Turns the loaded objects of `ids` that have no unsaved changes back into faults.
+    private func refaultUnchanged(_ ids: ArraySlice<NSManagedObjectID>) {
+        for id in ids {
+            guard let object = registry[id], !object.faultFlag, !insertedList.contains(object),
+                  !updatedList.contains(object), !deletedList.contains(object) else { continue }
+            object.turnIntoFault()
+        }
+    }
+}
+
+/// The IDs of one fetch with `fetchBatchSize`, in result order, and the batches loaded last.
+final class FetchBatchGroup {
+    let ids: [NSManagedObjectID]
+    let batchSize: Int
+    /// The batches loaded, most recent last (at most two).
+    private(set) var loaded: [Int] = []
+
+    init(ids: [NSManagedObjectID], batchSize: Int) {
+        self.ids = ids
+        self.batchSize = max(batchSize, 1)
+    }
+
+    var batchCount: Int { (ids.count + batchSize - 1) / batchSize }
+
+    func ids(ofBatch batch: Int) -> ArraySlice<NSManagedObjectID> {
+        ids[batch * batchSize ..< min((batch + 1) * batchSize, ids.count)]
+    }
+
+    /// The batch holding `id` (the same ID instance): the batches next to the last one loaded
+    /// are looked at first, as a walk goes, then all.
+    func batch(of id: NSManagedObjectID) -> Int? {
+        let last = loaded.last ?? -1
+        for batch in [last + 1, last, last - 1] where batch >= 0 && batch < batchCount {
+            if ids(ofBatch: batch).contains(where: { $0 === id }) { return batch }
+        }
+        return ids.firstIndex { $0 === id }.map { $0 / batchSize }
+    }
+
+    /// Records that `batch` was loaded; returns the batches to turn back into faults.
+    func didLoad(_ batch: Int) -> [Int] {
+        loaded.removeAll { $0 == batch }
+        loaded.append(batch)
+        guard loaded.count > 2 else { return [] }
+        let passed = Array(loaded.dropLast(2))
+        loaded.removeFirst(passed.count)
+        return passed
+    }
+}

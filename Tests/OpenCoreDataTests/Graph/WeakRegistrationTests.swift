@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+@_silgen_name("malloc_usable_size") private func mallocUsableSize(_ pointer: UnsafeMutableRawPointer) -> Int
+
+/// The context registers unchanged objects without retaining them, as Core Data does; faults
+/// are small and carry no values.
+@Suite struct WeakRegistrationTests {
+    private func context(_ fixture: CompanyFixture) -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = fixture.coordinator
+        return context
+    }
+
+    /// Fetches every employee, reads their names, changes Ann's salary; returns the IDs by name.
+    /// The fetched objects go out of scope when it returns.
+    @inline(never)
+    private func touchEmployees(in context: NSManagedObjectContext) throws -> [String: NSManagedObjectID] {
+        let employees = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+        var ids: [String: NSManagedObjectID] = [:]
+        for employee in employees {
+            let name = employee.value(forKey: "name") as? String ?? "?"
+            ids[name] = employee.objectID
+            if name == "Ann" { employee.setValue(Int64(150), forKey: "salary") }
+        }
+        #expect(context.registeredObjects.count >= employees.count)
+        return ids
+    }
+
+    @Test(arguments: StoreTypesUnderTest.all)
+    func unchangedObjectsLeaveTheRegistry(storeType: String) throws {
+        let fixture = CompanyFixture(storeType: storeType)
+        try fixture.addStore()
+        try fixture.insertStandardData()
+        let context = context(fixture)
+        let ids = try touchEmployees(in: context)
+        #expect(ids.count == 5)
+        // Ann has a pending change and stays; she holds her department. The others are gone.
+        let annID = try #require(ids["Ann"])
+        #expect(context.registeredObject(for: annID) != nil)
+        #expect(context.registeredObject(for: try #require(ids["Bob"])) == nil)
+        #expect(context.registeredObject(for: try #require(ids["Eve"])) == nil)
+        let names = Set(context.registeredObjects.compactMap { $0.value(forKey: "name") as? String })
+        #expect(names == ["Ann", "Sales"])
+
+        // Uniquing holds for what is alive, and a freed object comes back as a new fault.
+        let ann = context.object(with: annID)
+        #expect(ann === context.registeredObject(for: annID))
+        #expect(ann.value(forKey: "salary") as? Int64 == 150)
+        let bob = context.object(with: try #require(ids["Bob"]))
+        #expect(bob.isFault)
+        #expect(bob === context.object(with: bob.objectID))
+        let fetched = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+        #expect(fetched.contains { $0 === bob } && fetched.contains { $0 === ann })
+        #expect(bob.value(forKey: "name") as? String == "Bob")
+
+        try context.save()
+        #expect(context.registeredObject(for: annID) === ann)
+    }
+
+    @Test func resetAndRefreshKeepTheirBehaviour() throws {
+        let fixture = CompanyFixture(storeType: NSSQLiteStoreType)
+        try fixture.addStore()
+        try fixture.insertStandardData()
+        let context = context(fixture)
+        let departments = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department"))
+        #expect(context.registeredObjects.count == 3)
+        let first = departments[0]
+        _ = first.value(forKey: "name")
+        context.refresh(first, mergeChanges: false)
+        #expect(first.isFault)
+        #expect(first.value(forKey: "name") != nil)
+        context.reset()
+        #expect(context.registeredObjects.isEmpty)
+        #expect(first.managedObjectContext == nil)
+    }
+
+    @Test func faultsAreSmallAndCarryNoValues() throws {
+        let fixture = CompanyFixture(storeType: NSSQLiteStoreType)
+        try fixture.addStore()
+        try fixture.insertStandardData()
+        let context = context(fixture)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.fetchLimit = 1
+        let employee = try #require(try context.fetch(request).first)
+        #expect(employee.isFault)
+        #expect(employee.state == nil, "a fault holds no values, no snapshot and no defaults")
+        // The object header plus ID, context and state: one 48-byte malloc chunk.
+        #expect(mallocUsableSize(Unmanaged.passUnretained(employee).toOpaque()) <= 40)
+        _ = employee.value(forKey: "name")
+        #expect(!employee.isFault)
+        context.refresh(employee, mergeChanges: false)
+        #expect(employee.state == nil, "a refreshed object without transient values is as small as a new fault")
+    }
+}

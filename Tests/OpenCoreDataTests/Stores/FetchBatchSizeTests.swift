@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// `fetchBatchSize`: all matching objects in order, as faults; firing one loads its batch with
+/// one statement; at most two batches stay loaded.
+@Suite struct FetchBatchSizeTests {
+    private static let rows = 23
+
+    private func fixture() throws -> SQLiteStatementFixture {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        try fixture.company.insertDepartment("Big", budget: 1, employees: (0..<Self.rows).map { ("E\($0)", Int64(100 - $0)) })
+        fixture.forgetCachedRows()
+        return fixture
+    }
+
+    private func request(_ batchSize: Int) -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "salary > %d", 80)
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: true)]
+        request.fetchBatchSize = batchSize
+        return request
+    }
+
+    @Test func walksInOrderOneStatementPerBatchKeepingTwoBatches() throws {
+        let fixture = try fixture()
+        let context = fixture.context()
+        let (objects, fetchStatements) = try fixture.selects { try context.fetch(self.request(5)) }
+        #expect(fetchStatements.count == 1)
+        #expect(fetchStatements.first?.contains("ZNAME") == false, "IDs only")
+        #expect(objects.count == 20)
+        #expect(objects.allSatisfy { $0.isFault })
+
+        var salaries: [Int64] = []
+        var statements = 0
+        for (index, object) in objects.enumerated() {
+            let (salary, run) = fixture.selects { object.value(forKey: "salary") as? Int64 }
+            salaries.append(salary ?? -1)
+            statements += run.count
+            #expect(run.count == (index % 5 == 0 ? 1 : 0), "object \(index)")
+            // Loaded: the current batch and the previous one; earlier ones are faults again.
+            let batch = index / 5
+            for (other, earlier) in objects.enumerated().prefix(index) {
+                #expect(earlier.isFault == (other / 5 < batch - 1), "object \(other) at \(index)")
+            }
+        }
+        #expect(salaries == Array(81...100).map(Int64.init))
+        #expect(statements == 4)
+    }
+
+    @Test func batchedResultsMatchUnbatchedOnEveryStore() throws {
+        for storeType in StoreTypesUnderTest.all {
+            let company = CompanyFixture(storeType: storeType)
+            try company.addStore()
+            try company.insertDepartment("Big", budget: 1, employees: (0..<Self.rows).map { ("E\($0)", Int64(100 - $0)) })
+            let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = company.coordinator
+            let batched = try context.fetch(self.request(3)).map { $0.value(forKey: "name") as? String }
+            let plain = try context.fetch(request(0)).map { $0.value(forKey: "name") as? String }
+            #expect(batched == plain, "\(storeType)")
+            #expect(batched.count == 20, "\(storeType)")
+        }
+    }
+
+    @Test func pendingChangesAppearInABatchedFetch() throws {
+        let fixture = try fixture()
+        let context = fixture.context()
+        let newcomer = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: context)
+        newcomer.setValue("New", forKey: "name")
+        newcomer.setValue(Int64(90), forKey: "salary")
+        let lowered = try #require(try context.fetch(request(0)).last)
+        lowered.setValue(Int64(1), forKey: "salary")
+        let names = try context.fetch(request(4)).map { $0.value(forKey: "name") as? String }
+        #expect(names.count == 20)
+        #expect(names.contains("New"))
+        #expect(!names.contains(lowered.value(forKey: "name") as? String))
+        let salaries = try context.fetch(request(4)).compactMap { $0.value(forKey: "salary") as? Int64 }
+        #expect(salaries == salaries.sorted())
+        // Changed objects are never turned back into faults.
+        #expect(!newcomer.isFault && lowered.value(forKey: "salary") as? Int64 == 1)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// Batch faulting: firing a fault whose row is not cached loads a batch of the context's unfired
+/// faults of the same entity with one statement.
+@Suite struct SQLiteBatchFaultingTests {
+    @Test func oneStatementPerBatch() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let count = BatchFaulting.defaultBatchSize + BatchFaulting.defaultBatchSize / 2
+        try fixture.company.insertDepartment("Big", budget: 1, employees: (0..<count).map { ("E\($0)", Int64($0)) })
+        fixture.forgetCachedRows()
+        let context = fixture.context()
+        let big = try #require(try context.fetch(fixture.request("Department")).first)
+        let (employees, relationship) = fixture.selects { (big.value(forKey: "employees") as? Set<NSManagedObject>) ?? [] }
+        #expect(relationship.count == 1, "the department's row came with the fetch; its to-many is one statement")
+        #expect(employees.count == count && employees.allSatisfy(\.isFault))
+
+        let (total, firing) = fixture.selects { employees.reduce(Int64(0)) { $0 + ($1.value(forKey: "salary") as? Int64 ?? 0) } }
+        #expect(total == Int64(count * (count - 1) / 2))
+        #expect(firing.count == 2, "\(count) faults fire in batches of \(BatchFaulting.defaultBatchSize)")
+        #expect(firing.allSatisfy { $0.contains("Z_PK IN") })
+        #expect(employees.allSatisfy { !$0.isFault })
+    }
+
+    @Test func aBatchSkipsLoadedObjectsAndOtherEntities() throws {
+        let fixture = try SQLiteStatementFixture()
+        let context = fixture.context()
+        let ids = try fixture.company.snapshots(fixture.company.request("Employee", sort: [("name", true)])).map(\.objectID)
+        let faults = ids.map { context.object(with: $0) }
+        _ = context.object(with: try #require(try fixture.company.snapshots(fixture.company.request("Department")).first).objectID)
+        fixture.forgetCachedRows()
+        // Bob is a Manager: his fault is of another entity, read in a batch of its own.
+        let (names, statements) = fixture.selects { faults.compactMap { $0.value(forKey: "name") as? String } }
+        #expect(names == ["Ann", "Bob", "Cid", "Dee", "Eve"])
+        #expect(statements.count == 2)
+        #expect(statements.contains { $0.contains("IN (?, ?, ?, ?)") }, "Ann, Cid, Dee and Eve in one batch")
+        #expect(fixture.selects { faults.map { $0.value(forKey: "salary") } }.statements.isEmpty)
+    }
+}

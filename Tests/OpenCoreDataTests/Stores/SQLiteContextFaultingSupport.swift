@@ -1,0 +1,46 @@
+import Foundation
+@testable import OpenCoreData
+
+/// A SQLite store with the company model's standard data, contexts on its coordinator, and a
+/// count of the statements the store runs (through its SQL debug log's observers).
+final class SQLiteStatementFixture {
+    let company = CompanyFixture(storeType: NSSQLiteStoreType)
+    let store: SQLiteStore
+    let counter = SQLStatementCounter()
+
+    init(standardData: Bool = true) throws {
+        let added = try company.addStore(options: [SQLDebugLog.levelOption: 0])
+        guard let store = added as? SQLiteStore else { throw CocoaError(.featureUnsupported) }
+        self.store = store
+        if standardData { try company.insertStandardData() }
+        forgetCachedRows()
+        store.sqlLog.addObserver { [counter] in counter.add($0) }
+    }
+
+    var coordinator: NSPersistentStoreCoordinator { company.coordinator }
+
+    /// Empties the store's row cache, as after reopening the file (saves fill it).
+    func forgetCachedRows() { store.rowCache.removeAll() }
+
+    func context() -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = company.coordinator
+        return context
+    }
+
+    /// The SELECT statements run so far.
+    var selects: [String] { counter.all.map(\.sql).filter { $0.hasPrefix("SELECT") } }
+
+    /// The SELECT statements `body` runs.
+    func selects<T>(during body: () throws -> T) rethrows -> (result: T, statements: [String]) {
+        let before = selects.count
+        let result = try body()
+        return (result, Array(selects.dropFirst(before)))
+    }
+
+    func request(_ entityName: String, sortedBy key: String? = "name") -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: entityName)
+        if let key { request.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)] }
+        return request
+    }
+}

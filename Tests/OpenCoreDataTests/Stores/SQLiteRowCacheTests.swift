@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// The SQLite store's row cache, shared by the contexts of one coordinator.
+@Suite struct SQLiteRowCacheTests {
+    @Test func aSecondContextFiresFaultsFromTheCache() throws {
+        let fixture = try SQLiteStatementFixture()
+        let first = fixture.context()
+        let request = fixture.request("Employee")
+        request.returnsObjectsAsFaults = false
+        let employees = try first.fetch(request)
+        #expect(employees.count == 5)
+
+        let second = fixture.context()
+        let (names, statements) = fixture.selects {
+            employees.map { second.object(with: $0.objectID) }.compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(names == ["Ann", "Bob", "Cid", "Dee", "Eve"])
+        #expect(statements.isEmpty, "fired from the store's row cache")
+    }
+
+    @Test func savesKeepTheCacheCurrentAndRefreshReadsTheStore() throws {
+        let fixture = try SQLiteStatementFixture()
+        let writer = fixture.context()
+        let reader = fixture.context()
+        let byName = NSPredicate(format: "name == 'Ann'")
+        let request = fixture.request("Employee")
+        request.predicate = byName
+        let annInReader = try #require(try reader.fetch(request).first)
+        #expect(annInReader.value(forKey: "salary") as? Int64 == 100)
+
+        let annInWriter = try #require(try writer.fetch(request).first)
+        annInWriter.setValue(Int64(175), forKey: "salary")
+        try writer.save()
+
+        // A third context fires Ann's fault from the cache the save updated: no SQL, new value.
+        let third = fixture.context()
+        let (salary, statements) = fixture.selects { third.object(with: annInWriter.objectID).value(forKey: "salary") as? Int64 }
+        #expect(salary == 175)
+        #expect(statements.isEmpty)
+
+        // The reader still has its values until it refreshes; refreshing reads the store.
+        #expect(annInReader.value(forKey: "salary") as? Int64 == 100)
+        let (_, refresh) = fixture.selects { reader.refresh(annInReader, mergeChanges: true) }
+        #expect(refresh.count == 1, "refresh reads the store, not the cache")
+        #expect(annInReader.value(forKey: "salary") as? Int64 == 175)
+        reader.refresh(annInReader, mergeChanges: false)
+        let (value, firing) = fixture.selects { annInReader.value(forKey: "salary") as? Int64 }
+        #expect(value == 175)
+        #expect(firing.count == 1, "a refreshed fault reads the store, not the cache")
+
+        // Deleting drops the row from the cache.
+        writer.delete(annInWriter)
+        try writer.save()
+        #expect(!fixture.store.rowCache.contains(annInWriter.objectID))
+        #expect(try reader.fetch(request).isEmpty)
+    }
+}
