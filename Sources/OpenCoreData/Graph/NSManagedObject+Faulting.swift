@@ -14,25 +14,26 @@ extension NSManagedObject {
     /// A to-many relationship missing from the snapshot's `toMany` stays a relationship fault:
     /// it is read from the store (one query) the first time it is read or changed
     /// (``toManyList(_:)``).
+    ///
+    /// The snapshot's values become the storage as they are (shared until the first change), so
+    /// loading an object of attributes costs no per-attribute work.
     func load(_ snapshot: ObjectSnapshot, in context: NSManagedObjectContext) {
-        for property in entity.properties where !property.isTransient {
-            switch property {
-            case let relationship as NSRelationshipDescription:
-                if relationship.isToMany {
-                    storage[relationship.name] = snapshot.toMany[relationship.name].map { ids in
-                        ObjectList(ids.map { context.object(with: $0) })
-                    }
-                } else if let id = snapshot.values[relationship.name] as? NSManagedObjectID {
-                    storage[relationship.name] = context.object(with: id)
-                } else {
-                    storage[relationship.name] = nil
+        var values = snapshot.values
+        for property in entity.properties {
+            if property.isTransient {
+                if let value = storage[property.name] { values[property.name] = value }
+                continue
+            }
+            guard let relationship = property as? NSRelationshipDescription else { continue }
+            if relationship.isToMany {
+                values[relationship.name] = snapshot.toMany[relationship.name].map { ids in
+                    ObjectList(ids.map { context.object(with: $0) })
                 }
-            case is NSAttributeDescription:
-                storage[property.name] = snapshot.values[property.name]
-            default:
-                break
+            } else if let id = snapshot.values[relationship.name] as? NSManagedObjectID {
+                values[relationship.name] = context.object(with: id)
             }
         }
+        storage = values
         committedSnapshot = snapshot
         faultFlag = false
         fetchedPropertyResults = [:]
