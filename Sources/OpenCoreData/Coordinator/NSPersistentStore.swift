@@ -153,6 +153,26 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         throw unsupported("reading relationships")
     }
 
+    /// The destinations of `relationship` for many of the store's objects at once, with the
+    /// destinations' snapshots, for `relationshipKeyPathsForPrefetching`. The default works
+    /// through ``snapshots(for:)`` and ``relatedObjectIDs(for:of:)``; the SQLite store answers
+    /// with one statement.
+    open func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+        var result = RelationshipPrefetch()
+        for source in try snapshots(for: sourceIDs) {
+            if relationship.isToMany {
+                result.destinations[source.objectID] = try source.toMany[relationship.name]
+                    ?? relatedObjectIDs(for: relationship, of: source.objectID)
+            } else if let destination = source.values[relationship.name] as? NSManagedObjectID {
+                result.destinations[source.objectID] = [destination]
+            }
+        }
+        var seen: Set<NSManagedObjectID> = []
+        let destinations = result.destinations.values.joined().filter { seen.insert($0).inserted }
+        result.snapshots = try snapshots(for: destinations)
+        return result
+    }
+
     /// Allocates `count` permanent IDs for new objects of `entity`.
     open func newObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID] {
         throw unsupported("creating objects")
