@@ -36,6 +36,21 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The coordinator the store was added to.
     open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
 
+    /// The origin the store's object IDs share, renewed when ``identifier`` changes.
+    private var idOrigin: ObjectIDOrigin?
+    private let idOriginLock = NSLock()
+
+    /// The origin shared by the object IDs the store makes now.
+    func objectIDOrigin() -> ObjectIDOrigin {
+        idOriginLock.withLock {
+            let current = identifier
+            if let idOrigin, idOrigin.storeIdentifier == current { return idOrigin }
+            let fresh = ObjectIDOrigin(store: self)
+            idOrigin = fresh
+            return fresh
+        }
+    }
+
     /// Creates the descriptive part of a store.
     public init(type: String, configurationName: String?, at url: URL?, options: [AnyHashable: Any]?) {
         self.identifier = UUID().uuidString
