@@ -36,6 +36,21 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The coordinator the store was added to.
     open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
 
+    /// The origin the store's object IDs share, renewed when ``identifier`` changes.
+    private var idOrigin: ObjectIDOrigin?
+    private let idOriginLock = NSLock()
+
+    /// The origin shared by the object IDs the store makes now.
+    func objectIDOrigin() -> ObjectIDOrigin {
+        idOriginLock.withLock {
+            let current = identifier
+            if let idOrigin, idOrigin.storeIdentifier == current { return idOrigin }
+            let fresh = ObjectIDOrigin(store: self)
+            idOrigin = fresh
+            return fresh
+        }
+    }
+
     /// Creates the descriptive part of a store.
     public init(type: String, configurationName: String?, at url: URL?, options: [AnyHashable: Any]?) {
         self.identifier = UUID().uuidString
@@ -151,6 +166,26 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The destinations of a to-many relationship of one object, in order when ordered.
     open func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
         throw unsupported("reading relationships")
+    }
+
+    /// The destinations of `relationship` for many of the store's objects at once, with the
+    /// destinations' snapshots, for `relationshipKeyPathsForPrefetching`. The default works
+    /// through ``snapshots(for:)`` and ``relatedObjectIDs(for:of:)``; the SQLite store answers
+    /// with one statement.
+    open func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+        var result = RelationshipPrefetch()
+        for source in try snapshots(for: sourceIDs) {
+            if relationship.isToMany {
+                result.destinations[source.objectID] = try source.toMany[relationship.name]
+                    ?? relatedObjectIDs(for: relationship, of: source.objectID)
+            } else if let destination = source.values[relationship.name] as? NSManagedObjectID {
+                result.destinations[source.objectID] = [destination]
+            }
+        }
+        var seen: Set<NSManagedObjectID> = []
+        let destinations = result.destinations.values.joined().filter { seen.insert($0).inserted }
+        result.snapshots = try snapshots(for: destinations)
+        return result
     }
 
     /// Allocates `count` permanent IDs for new objects of `entity`.

@@ -44,6 +44,25 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
+    /// Prefetches `relationship` for the given sources from their stores (one request per
+    /// store); temporary IDs and IDs of stores that are gone are skipped.
+    func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+        try withLock {
+            var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
+            for id in sourceIDs where !id.isTemporaryID {
+                guard let store = store(of: id) else { continue }
+                byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
+            }
+            var result = RelationshipPrefetch()
+            for (store, ids) in byStore.values {
+                let part = try store.prefetch(relationship, for: ids)
+                result.destinations.merge(part.destinations) { old, _ in old }
+                result.snapshots += part.snapshots
+            }
+            return result
+        }
+    }
+
     /// The destinations of a to-many relationship of one object, from its store. A temporary ID
     /// has none; an ID whose store is gone throws `NSManagedObjectReferentialIntegrityError` (133000).
     func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {

@@ -57,12 +57,15 @@ extension NSManagedObjectContext {
 final class FetchBatchGroup {
     let ids: [NSManagedObjectID]
     let batchSize: Int
+    /// The entities of the IDs, to rule out other faults without a scan.
+    private let entities: Set<ObjectIdentifier>
     /// The batches loaded, most recent last (at most two).
     private(set) var loaded: [Int] = []
 
     init(ids: [NSManagedObjectID], batchSize: Int) {
         self.ids = ids
         self.batchSize = max(batchSize, 1)
+        self.entities = Set(ids.lazy.map { ObjectIdentifier($0.entity) })
     }
 
     var batchCount: Int { (ids.count + batchSize - 1) / batchSize }
@@ -74,6 +77,7 @@ final class FetchBatchGroup {
     /// The batch holding `id` (the same ID instance): the batches next to the last one loaded
     /// are looked at first, as a walk goes, then all.
     func batch(of id: NSManagedObjectID) -> Int? {
+        guard entities.contains(ObjectIdentifier(id.entity)) else { return nil }
         let last = loaded.last ?? -1
         for batch in [last + 1, last, last - 1] where batch >= 0 && batch < batchCount {
             if ids(ofBatch: batch).contains(where: { $0 === id }) { return batch }

@@ -18,6 +18,11 @@ extension NSManagedObjectContext {
     /// only, as in Core Data. Throws when the entity is unknown, the context has no coordinator,
     /// a store fails, or a result is not a `ResultType`.
     ///
+    /// With `relationshipKeyPathsForPrefetching` (managed-object results only, as in Core Data),
+    /// each relationship of the key paths is then loaded for all results with one store request
+    /// per key path step, so walking it runs no further request. Differs from Apple: a fetch
+    /// with a `fetchBatchSize` does not prefetch.
+    ///
     /// With a `fetchBatchSize` (managed-object results only) the store returns the matching IDs,
     /// pending changes are merged as usual, and the array holds faults; firing one loads its
     /// whole batch (its `fetchBatchSize` neighbours in the array) with one store read.
@@ -27,7 +32,12 @@ extension NSManagedObjectContext {
     /// faults when they have no unsaved changes, which keeps memory bounded.
     public func fetch<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [ResultType] {
         switch try performFetch(request) {
-        case .objects(let objects): return try objects.map { try cast($0, to: ResultType.self, request) }
+        case .objects(let objects):
+            if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty, request.fetchBatchSize == 0,
+               let coordinator = persistentStoreCoordinator {
+                try prefetchRelationships(keyPaths, of: objects, entity: resolvedEntity(of: request, in: coordinator))
+            }
+            return try objects.map { try cast($0, to: ResultType.self, request) }
         case .objectIDs(let ids): return try ids.map { try cast($0, to: ResultType.self, request) }
         case .dictionaries(let rows):
             if let rows = rows as? [ResultType] { return rows }

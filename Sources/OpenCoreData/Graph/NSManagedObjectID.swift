@@ -21,31 +21,27 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// The entity of the object.
     public let entity: NSEntityDescription
 
+    /// The store (shared by all its IDs) or, for a temporary ID, its UUID: with the key, an ID
+    /// is three words plus the object header (one 48-byte allocation).
+    private let origin: ObjectIDOrigin
+
+    /// The primary key; 0 for a temporary ID.
+    private let rowKey: Int64
+
     /// The identifier of the store the object lives in; `nil` for a temporary ID.
-    let storeIdentifier: String?
+    var storeIdentifier: String? { origin.storeIdentifier }
 
-    private weak var store: NSPersistentStore?
-
-    let key: Key
-
-    /// ``hash``, computed once: IDs are dictionary keys on every hot path (the registry, the
-    /// change lists, the row caches). The store identifier is left out (equal IDs still hash
-    /// equal; IDs of two stores with the same entity and key merely share a bucket).
-    private let hashCache: Int
-
-    private static func hash(_ key: Key, _ entity: NSEntityDescription) -> Int {
-        var hasher = Hasher()
-        hasher.combine(key)
-        hasher.combine(entity.name)
-        return hasher.finalize()
+    var key: Key {
+        if let uuid = origin.temporaryUUID { return .temporary(uuid) }
+        return .primaryKey(rowKey)
     }
 
     /// Creates a temporary ID for a newly inserted object.
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
-        self.storeIdentifier = nil
-        self.key = .temporary(TemporaryKeys.next())
-        self.hashCache = Self.hash(key, entity)
+        let uuid = TemporaryKeys.next()
+        self.origin = ObjectIDOrigin(temporaryUUID: uuid)
+        self.rowKey = 0
         super.init()
     }
 
@@ -54,27 +50,19 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// Stores call this; the context never makes permanent IDs itself.
     public init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
         self.entity = entity
-        self.storeIdentifier = store.identifier
-        self.store = store
-        self.key = .primaryKey(primaryKey)
-        self.hashCache = Self.hash(key, entity)
+        self.origin = store.objectIDOrigin()
+        self.rowKey = primaryKey
         super.init()
     }
 
     /// Whether the object has not been saved yet (and has no permanent ID).
-    public var isTemporaryID: Bool {
-        if case .temporary = key { return true }
-        return false
-    }
+    public var isTemporaryID: Bool { origin.temporaryUUID != nil }
 
     /// The store the object lives in; `nil` for a temporary ID or a store that was removed.
-    public var persistentStore: NSPersistentStore? { store }
+    public var persistentStore: NSPersistentStore? { origin.store }
 
     /// The row's primary key in its store (`Z_PK` in SQLite); `nil` for a temporary ID.
-    public var primaryKey: Int64? {
-        if case .primaryKey(let value) = key { return value }
-        return nil
-    }
+    public var primaryKey: Int64? { isTemporaryID ? nil : rowKey }
 
     /// The ID as a URI: `x-coredata://<store UUID>/<Entity>/p<key>`, or
     /// `x-coredata:///<Entity>/t<UUID>` while temporary.
@@ -90,17 +78,46 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
-        return other === self
-            || (hashCache == other.hashCache && key == other.key && storeIdentifier == other.storeIdentifier
-                && (entity === other.entity || entity.name == other.entity.name))
+        if other === self { return true }
+        guard rowKey == other.rowKey, entity === other.entity || entity.name == other.entity.name else { return false }
+        return origin === other.origin
+            || (origin.temporaryUUID == other.origin.temporaryUUID && origin.storeIdentifier == other.origin.storeIdentifier)
     }
 
-    public override var hash: Int { hashCache }
+    /// The key alone, unmixed (equal IDs have equal keys): `Hashable` runs it through the
+    /// hasher anyway, and registries and row caches hash millions of IDs, so hashing the store's
+    /// UUID string and the entity name each time cost more than the rare collisions between
+    /// entities' keys.
+    public override var hash: Int {
+        guard let uuid = origin.temporaryUUID else { return Int(truncatingIfNeeded: rowKey) }
+        return withUnsafeBytes(of: uuid.uuid) { bytes in
+            Int(truncatingIfNeeded: bytes.loadUnaligned(as: UInt64.self) ^ bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+    }
 
     /// IDs are immutable: a copy is the ID itself.
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
     public override var description: String { uriRepresentation().absoluteString }
+}
+
+/// Where object IDs point: one shared instance per store (its identifier when the IDs were
+/// made, and the store, weakly), or one per temporary ID holding its UUID.
+final class ObjectIDOrigin: @unchecked Sendable {
+    let storeIdentifier: String?
+    private(set) weak var store: NSPersistentStore?
+    let temporaryUUID: UUID?
+
+    init(store: NSPersistentStore) {
+        self.storeIdentifier = store.identifier
+        self.store = store
+        self.temporaryUUID = nil
+    }
+
+    init(temporaryUUID: UUID) {
+        self.storeIdentifier = nil
+        self.temporaryUUID = temporaryUUID
+    }
 }
 
 /// The UUIDs of temporary IDs: a random 128-bit base drawn once per process, with a process-wide

@@ -88,6 +88,7 @@ import Testing
         #expect(employee.state == nil, "a fault holds no values, no snapshot and no defaults")
         // The object header plus ID, context and state: one 48-byte malloc chunk.
         #expect(mallocUsableSize(Unmanaged.passUnretained(employee).toOpaque()) <= 40)
+        #expect(mallocUsableSize(Unmanaged.passUnretained(employee.objectID).toOpaque()) <= 40, "so is its ID")
         _ = employee.value(forKey: "name")
         #expect(!employee.isFault)
         context.refresh(employee, mergeChanges: false)

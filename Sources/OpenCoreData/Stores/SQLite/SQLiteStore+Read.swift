@@ -22,14 +22,22 @@ extension SQLiteStore {
     /// Runs `sql`, which selects `layout.selectList`, with `arguments`, and decodes every row
     /// (the one way rows become snapshots). The statement is prepared once per connection.
     func readSnapshots(_ layout: SQLiteRowLayout, sql: String, arguments: [DatabaseValue], db: Database) throws -> [ObjectSnapshot] {
+        var result: [ObjectSnapshot] = []
+        try forEachSnapshot(layout, sql: sql, arguments: arguments, db: db) { snapshot, _ in result.append(snapshot) }
+        return result
+    }
+
+    /// Runs `sql`, which selects the layout's columns first (extra columns may follow, at
+    /// positions from `layout.columns.count`), and calls `body` with each row's snapshot and the
+    /// statement positioned on the row.
+    func forEachSnapshot(_ layout: SQLiteRowLayout, sql: String, arguments: [DatabaseValue], db: Database,
+                         _ body: (ObjectSnapshot, SQLiteStatement) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: sql)
         statement.rebind(arguments)
         defer { sqlite3_reset(statement.sqliteStatement) }
-        var result: [ObjectSnapshot] = []
         while try statement.stepRow(db) {
-            if let snapshot = layout.snapshot(at: statement.sqliteStatement, store: self) { result.append(snapshot) }
+            if let snapshot = layout.snapshot(at: statement.sqliteStatement, store: self) { try body(snapshot, statement.sqliteStatement) }
         }
-        return result
     }
 
     /// The snapshots of rows of `layout`'s table with the primary keys `keys`, in chunks of

@@ -290,6 +290,11 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return result
     }
 
+    /// One statement per relationship (see `SQLiteStore+Prefetch.swift`).
+    open override func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+        try readPrefetch(relationship, for: sourceIDs)
+    }
+
     /// Keys from the root entity's `Z_MAX`.
     open override func newObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID] {
         try allocateObjectIDs(for: entity, count: count)

@@ -21,7 +21,7 @@ final class SQLiteRowCache: @unchecked Sendable {
     private(set) var hits = 0
     private(set) var misses = 0
 
-    init(capacity: Int = 20_000) {
+    init(capacity: Int = 10_000) {
         self.capacity = max(capacity, 1)
     }
 

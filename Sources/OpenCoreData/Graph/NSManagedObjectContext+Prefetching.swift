@@ -1,0 +1,60 @@
+/// `relationshipKeyPathsForPrefetching`: after a managed-object fetch, each relationship of the
+/// key paths is loaded for all fetched objects with one store request (one statement in SQLite).
+extension NSManagedObjectContext {
+    /// Prefetches `keyPaths` (relationship names, dotted for several steps: `children.toys`)
+    /// from `objects`, fetched for `entity`.
+    ///
+    /// Each step asks the stores for the destinations of every source at once
+    /// (``NSPersistentStore/prefetch(_:for:)``), registers the destinations loaded, and fills the
+    /// sources' relationships, so that walking them and reading the destinations' attributes
+    /// runs no further store request. Shared prefixes load once. Throws `NSCoreDataError` when a
+    /// step is not a relationship.
+    func prefetchRelationships(_ keyPaths: [String], of objects: [NSManagedObject], entity: NSEntityDescription) throws {
+        guard let coordinator = persistentStoreCoordinator, !objects.isEmpty else { return }
+        var reachedByPrefix: [String: (objects: [NSManagedObject], entity: NSEntityDescription?)] = [:]
+        for keyPath in keyPaths {
+            var sources = objects
+            var sourceEntity: NSEntityDescription? = entity
+            var prefix = ""
+            for component in keyPath.split(separator: ".").map(String.init) {
+                prefix = prefix.isEmpty ? component : prefix + "." + component
+                if let reached = reachedByPrefix[prefix] {
+                    (sources, sourceEntity) = reached
+                    continue
+                }
+                guard let relationship = sourceEntity?.relationshipsByName[component] else {
+                    throw NSError(domain: NSCocoaErrorDomain, code: NSCoreDataError, userInfo: [
+                        NSLocalizedDescriptionKey: "relationshipKeyPathsForPrefetching: '\(component)' of key path '\(keyPath)' is not a relationship of entity \(sourceEntity?.name ?? "?")",
+                    ])
+                }
+                sources = try prefetch(relationship, from: sources, coordinator: coordinator)
+                sourceEntity = relationship.destinationEntity
+                reachedByPrefix[prefix] = (sources, sourceEntity)
+            }
+        }
+    }
+
+    /// One step: loads `relationship` for `sources`; returns the destinations reached.
+    private func prefetch(_ relationship: NSRelationshipDescription, from sources: [NSManagedObject],
+                          coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
+        let stored = sources.filter { !$0.objectID.isTemporaryID }
+        guard !stored.isEmpty else { return [] }
+        let result = try coordinator.prefetch(relationship, for: stored.map(\.objectID))
+        let reached = result.snapshots.map { snapshot -> NSManagedObject in
+            let object = registry[snapshot.objectID] ?? makeFault(snapshot.objectID)
+            if object.faultFlag {
+                rowCache[snapshot.objectID] = nil
+                loadAndAwake(object, from: snapshot)
+            }
+            return object
+        }
+        // The sources hold their destinations (the context does not retain unchanged objects).
+        for source in stored {
+            source.fireFaultIfNeeded()
+            if relationship.isToMany, source.isToManyFault(relationship.name) {
+                source.fillToMany(relationship, with: result.destinations[source.objectID] ?? [], in: self)
+            }
+        }
+        return reached
+    }
+}

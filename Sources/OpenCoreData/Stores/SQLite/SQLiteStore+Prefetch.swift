@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Prefetching for `relationshipKeyPathsForPrefetching`: one statement per relationship, the
+/// source keys bound as ONE parameter (a JSON array read with `json_each`), never spliced.
+extension SQLiteStore {
+    /// The column name the source key is selected under, after the destination's columns.
+    private static let sourceColumn = "Z_PREFETCH_SOURCE"
+
+    func readPrefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+        var sources: [Int64: NSManagedObjectID] = [:]
+        for id in sourceIDs where id.storeIdentifier == identifier {
+            if let key = id.primaryKey { sources[key] = id }
+        }
+        guard !sources.isEmpty, let sourceName = relationship.entity?.name, let source = schema.entity(named: sourceName),
+              let destinationName = relationship.destinationEntity?.name,
+              let destinationTable = schema.entity(named: destinationName)?.tableName,
+              let layout = layouts[destinationTable] else { return RelationshipPrefetch() }
+        let columns = layout.columns.map { "t." + dialect.quote($0) }.joined(separator: ", ")
+        let keys = "[" + sources.keys.sorted().map(String.init).joined(separator: ",") + "]"
+        let inKeys = "IN (SELECT value FROM json_each(?))"
+        let sql: String
+        if !relationship.isToMany {
+            guard let key = source.toOne[relationship.name] else { return RelationshipPrefetch() }
+            sql = """
+                SELECT \(columns), s.Z_PK AS \(Self.sourceColumn) FROM \(dialect.quote(source.tableName)) s \
+                JOIN \(dialect.quote(destinationTable)) t ON t.Z_PK = s.\(dialect.quote(key.column)) \
+                WHERE s.Z_PK \(inKeys) ORDER BY s.Z_PK
+                """
+        } else {
+            switch source.toMany[relationship.name] {
+            case .inverseForeignKey(let table, let column, let orderColumn, _)?:
+                let order = orderColumn.map { "t.\(dialect.quote($0)), " } ?? ""
+                sql = """
+                    SELECT \(columns), t.\(dialect.quote(column)) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t \
+                    WHERE t.\(dialect.quote(column)) \(inKeys) ORDER BY t.\(dialect.quote(column)), \(order)t.Z_PK
+                    """
+            case .joinTable(let name, let sourceColumn, let destinationColumn, let orderColumn)?:
+                let order = orderColumn.map { "j.\(dialect.quote($0)), " } ?? ""
+                sql = """
+                    SELECT \(columns), j.\(dialect.quote(sourceColumn)) AS \(Self.sourceColumn) FROM \(dialect.quote(name)) j \
+                    JOIN \(dialect.quote(destinationTable)) t ON t.Z_PK = j.\(dialect.quote(destinationColumn)) \
+                    WHERE j.\(dialect.quote(sourceColumn)) \(inKeys) ORDER BY j.\(dialect.quote(sourceColumn)), \(order)t.Z_PK
+                    """
+            case nil:
+                return RelationshipPrefetch()
+            }
+        }
+        var result = RelationshipPrefetch()
+        if relationship.isToMany { for id in sources.values { result.destinations[id] = [] } }
+        var seen: Set<NSManagedObjectID> = []
+        let sourcePosition = CInt(layout.columns.count)
+        try openDatabase().inDatabase { db in
+            try forEachSnapshot(layout, sql: sql, arguments: [keys.databaseValue], db: db) { snapshot, statement in
+                guard let sourceID = sources[sqlite3_column_int64(statement, sourcePosition)] else { return }
+                result.destinations[sourceID, default: []].append(snapshot.objectID)
+                if seen.insert(snapshot.objectID).inserted { result.snapshots.append(snapshot) }
+            }
+        }
+        rowCache.insert(contentsOf: result.snapshots.suffix(rowCache.capacity))
+        return result
+    }
+}

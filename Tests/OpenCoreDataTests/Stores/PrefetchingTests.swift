@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// `relationshipKeyPathsForPrefetching`: one statement per key path step, then none while
+/// walking; the same results as without prefetching on every store.
+@Suite struct PrefetchingTests {
+    /// Department → employees (name, salary, department name), sorted, read through KVC.
+    private func walk(_ departments: [NSManagedObject]) -> [String] {
+        departments.map { department in
+            let employees = (department.value(forKey: "employees") as? Set<NSManagedObject> ?? [])
+                .map { "\($0.value(forKey: "name") as? String ?? "?")/\($0.value(forKey: "salary") as? Int64 ?? -1)/\(($0.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name") as? String ?? "-")" }
+                .sorted()
+            return "\(department.value(forKey: "name") as? String ?? "?"): \(employees.joined(separator: ", "))"
+        }
+    }
+
+    @Test func oneStatementPerKeyPathThenNone() throws {
+        let fixture = try SQLiteStatementFixture()
+        let context = fixture.context()
+        let request = fixture.request("Department")
+        request.relationshipKeyPathsForPrefetching = ["employees", "employees.department"]
+        let (departments, statements) = try fixture.selects { try context.fetch(request) }
+        #expect(statements.count == 3, "the fetch, employees, then employees.department")
+        #expect(statements.dropFirst().allSatisfy { $0.contains("json_each(?)") })
+        let (walked, walking) = fixture.selects { walk(departments) }
+        #expect(walking.isEmpty)
+        #expect(walked == ["Empty: ", "Sales: Ann/100/Sales, Bob/200/Sales, Cid/300/Sales", "Tech: Dee/400/Tech, Eve/50/Tech"])
+    }
+
+    @Test func toOnePrefetch() throws {
+        let fixture = try SQLiteStatementFixture()
+        let context = fixture.context()
+        let request = fixture.request("Employee")
+        request.relationshipKeyPathsForPrefetching = ["department"]
+        let (employees, statements) = try fixture.selects { try context.fetch(request) }
+        #expect(statements.count == 2)
+        let (names, walking) = fixture.selects {
+            employees.map { ($0.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name") as? String ?? "?" }
+        }
+        #expect(names == ["Sales", "Sales", "Sales", "Tech", "Tech"])
+        #expect(walking.isEmpty)
+    }
+
+    @Test func unknownKeyPathThrows() throws {
+        let fixture = try SQLiteStatementFixture()
+        let request = fixture.request("Department")
+        request.relationshipKeyPathsForPrefetching = ["budget"]
+        #expect(throws: NSError.self) { try fixture.context().fetch(request) }
+    }
+
+    @Test(arguments: StoreTypesUnderTest.all)
+    func prefetchedEqualsUnprefetched(storeType: String) throws {
+        let fixture = CompanyFixture(storeType: storeType)
+        try fixture.addStore()
+        try fixture.insertStandardData()
+        func fetch(prefetching keyPaths: [String]?) throws -> [String] {
+            let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = fixture.coordinator
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            request.relationshipKeyPathsForPrefetching = keyPaths
+            return walk(try context.fetch(request))
+        }
+        let plain = try fetch(prefetching: nil)
+        #expect(plain.count == 3)
+        #expect(try fetch(prefetching: ["employees"]) == plain)
+        #expect(try fetch(prefetching: ["employees.department", "employees"]) == plain)
+    }
+
+    /// Students ↔ courses, many-to-many (a join table in SQLite).
+    private static func schoolModel() -> NSManagedObjectModel {
+        func entity(_ name: String) -> NSEntityDescription {
+            let entity = NSEntityDescription()
+            entity.name = name
+            let attribute = NSAttributeDescription()
+            attribute.name = "name"
+            attribute.attributeType = .stringAttributeType
+            entity.properties = [attribute]
+            return entity
+        }
+        let student = entity("Student"), course = entity("Course")
+        let courses = NSRelationshipDescription(), students = NSRelationshipDescription()
+        courses.name = "courses"; courses.maxCount = 0; courses.destinationEntity = course
+        students.name = "students"; students.maxCount = 0; students.destinationEntity = student
+        courses.inverseRelationship = students
+        students.inverseRelationship = courses
+        student.properties += [courses]
+        course.properties += [students]
+        let model = NSManagedObjectModel()
+        model.entities = [course, student]
+        return model
+    }
+
+    @Test func manyToManyThroughTheJoinTable() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.schoolModel())
+        let store = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                                                    at: directory.appendingPathComponent("School.sqlite")) as? SQLiteStore)
+        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        writer.persistentStoreCoordinator = coordinator
+        let courses = ["Art", "Math", "Music"].map { name -> NSManagedObject in
+            let course = NSEntityDescription.insertNewObject(forEntityName: "Course", into: writer)
+            course.setValue(name, forKey: "name")
+            return course
+        }
+        for (name, taken) in [("Ada", [0, 1]), ("Bo", [1, 2]), ("Cy", [])] {
+            let student = NSEntityDescription.insertNewObject(forEntityName: "Student", into: writer)
+            student.setValue(name, forKey: "name")
+            student.setValue(Set(taken.map { courses[$0] }), forKey: "courses")
+        }
+        try writer.save()
+        store.rowCache.removeAll()
+
+        let counter = SQLStatementCounter()
+        store.sqlLog.addObserver { counter.add($0) }
+        let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        reader.persistentStoreCoordinator = coordinator
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Student")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        request.relationshipKeyPathsForPrefetching = ["courses"]
+        let students = try reader.fetch(request)
+        #expect(counter.all.filter { $0.sql.hasPrefix("SELECT") }.count == 2)
+        let before = counter.all.count
+        let walked = students.map { student in
+            ((student.value(forKey: "courses") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
+        }
+        #expect(walked == [["Art", "Math"], ["Math", "Music"], []])
+        #expect(counter.all.count == before)
+    }
+}
