@@ -22,10 +22,7 @@ extension SQLiteStore {
             case .managedObjectIDResultType:
                 let statement = try compiler.objects(request, entity: entity)
                 return .objectIDs(try queue.inDatabase { db in
-                    try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).compactMap { row in
-                        guard let rowEntity = mapping.entity(forNumber: row[1]) else { return nil }
-                        return NSManagedObjectID(entity: rowEntity, store: self, primaryKey: row[0])
-                    }
+                    try readObjectIDs(sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db)
                 })
             case .dictionaryResultType:
                 let (statement, columns) = try compiler.dictionaries(request, entity: entity)

@@ -40,6 +40,20 @@ extension SQLiteStore {
         }
     }
 
+    /// Runs `sql`, which selects `Z_PK, Z_ENT` first, and makes the object ID of every row whose
+    /// entity the model has (a million IDs cost a million IDs, not a million GRDB rows).
+    func readObjectIDs(sql: String, arguments: [DatabaseValue], db: Database) throws -> [NSManagedObjectID] {
+        let statement = try db.cachedStatement(sql: sql)
+        statement.rebind(arguments)
+        defer { sqlite3_reset(statement.sqliteStatement) }
+        var result: [NSManagedObjectID] = []
+        while try statement.stepRow(db) {
+            guard let entity = entityDescription(number: sqlite3_column_int64(statement.sqliteStatement, 1)) else { continue }
+            result.append(NSManagedObjectID(entity: entity, store: self, primaryKey: sqlite3_column_int64(statement.sqliteStatement, 0)))
+        }
+        return result
+    }
+
     /// The snapshots of rows of `layout`'s table with the primary keys `keys`, in chunks of
     /// `Z_PK IN (…)`.
     func readSnapshots(_ layout: SQLiteRowLayout, keys: [Int64], db: Database) throws -> [ObjectSnapshot] {
@@ -131,11 +145,8 @@ extension SQLiteStore {
                                                  arguments: arguments) ?? 0
                     return .count(count)
                 case .managedObjectIDResultType:
-                    let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)", arguments: arguments)
-                    return .objectIDs(rows.compactMap { row in
-                        guard let rowEntity = schema.entity(number: row["Z_ENT"]).flatMap({ modelEntity($0.name) }) else { return nil }
-                        return NSManagedObjectID(entity: rowEntity, store: self, primaryKey: row["Z_PK"])
-                    })
+                    return .objectIDs(try readObjectIDs(sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)",
+                                                        arguments: window.bindings.map(\.databaseValue), db: db))
                 default:
                     guard let layout = layouts[mapping.tableName] else { return .snapshots([]) }
                     return .snapshots(try readSnapshots(layout, sql: "SELECT \(layout.selectList) FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)",
