@@ -19,6 +19,14 @@ enum SQLiteValueCoding {
     /// A transformable value without a transformer is stored as it is when it is `Data`, else
     /// as a binary property list (Apple archives it with a keyed archiver, also a binary plist).
     static func databaseValue(_ value: Any?, column: SQLAttributeColumn) throws -> DatabaseValue {
+        guard !column.storesExternally else {
+            return ExternalData.inline(try plainDatabaseValue(value, column: column))
+        }
+        return try plainDatabaseValue(value, column: column)
+    }
+
+    /// The column value of an attribute before the external-data marker.
+    private static func plainDatabaseValue(_ value: Any?, column: SQLAttributeColumn) throws -> DatabaseValue {
         guard column.attributeType == .transformableAttributeType, let value, !ValueComparison.isNSNull(value) else {
             return try databaseValue(value, type: column.attributeType, attribute: column.attributeName)
         }
@@ -33,8 +41,17 @@ enum SQLiteValueCoding {
         return try databaseValue(value, type: .transformableAttributeType, attribute: column.attributeName)
     }
 
-    /// The attribute value of a column value, through the attribute's value transformer.
-    static func value(_ databaseValue: DatabaseValue, column: SQLAttributeColumn) -> Any? {
+    /// The attribute value of a column value, through the attribute's value transformer. A
+    /// column of an attribute that allows external storage is first read through
+    /// ``ExternalData/bytes(_:directory:)``: `externalDataDirectory` is only evaluated for a
+    /// value stored in a file.
+    static func value(_ databaseValue: DatabaseValue, column: SQLAttributeColumn,
+                      externalDataDirectory: @autoclosure () -> URL? = nil) -> Any? {
+        var databaseValue = databaseValue
+        if column.storesExternally, case .blob(let stored) = databaseValue.storage {
+            guard let bytes = ExternalData.bytes(stored, directory: externalDataDirectory()) else { return nil }
+            databaseValue = bytes.databaseValue
+        }
         let raw = value(databaseValue, type: column.attributeType)
         guard column.attributeType == .transformableAttributeType, let data = raw as? Data else { return raw }
         if let name = column.valueTransformerName, let transformer = ValueTransformer.named(name),

@@ -11,8 +11,14 @@ import GRDB
 ///   nothing else until asked.
 /// - Every save is one transaction; updates and deletes are checked against `Z_OPT`.
 ///
-/// Differences from Apple: no external binary storage, no persistent history, no R-tree
-/// indexes; `Z_MODELCACHE` is created empty and never required.
+/// Apple's stores open with what real iOS/macOS stores carry (see ``SQLiteStore/checkCompatibility(storedMetadata:database:)``
+/// and ``SQLFunctions/registerAppleTriggerFunctions(on:)``): persistent-history and CloudKit
+/// tables are left alone, Apple's triggers run, externally stored binary data is read
+/// (``SQLiteValueCoding/ExternalData``).
+///
+/// Differences from Apple: binary data is always written in its column, never to a file; our
+/// saves record no persistent history (`ATRANSACTION`/`ACHANGE` rows) and nothing for CloudKit
+/// mirroring; no R-tree indexes; `Z_MODELCACHE` is created empty and never required.
 open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The model the store's schema comes from (the coordinator's).
     public let managedObjectModel: NSManagedObjectModel?

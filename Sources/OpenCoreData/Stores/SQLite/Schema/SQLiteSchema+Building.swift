@@ -68,7 +68,9 @@ extension SQLiteSchema {
                         columns.append(SQLColumnDefinition(name: column, type: type))
                         attributeColumns[entityName, default: [:]][attribute.name] =
                             SQLAttributeColumn(attributeName: attribute.name, column: column, type: type, attributeType: attribute.attributeType,
-                                               valueTransformerName: attribute.valueTransformerName)
+                                               valueTransformerName: attribute.valueTransformerName,
+                                               storesExternally: attribute.allowsExternalBinaryDataStorage
+                                                   && (attribute.attributeType == .binaryDataAttributeType || attribute.attributeType == .transformableAttributeType))
                     }
                     guard group == 0 else { continue }
                     let toOne = entity.declaredProperties.compactMap { $0 as? NSRelationshipDescription }
