@@ -10,6 +10,8 @@ import GRDB
 ///   ``SQLiteStore/checkCompatibility(storedMetadata:database:)`` for the rule) and reads
 ///   nothing else until asked.
 /// - Every save is one transaction; updates and deletes are checked against `Z_OPT`.
+/// - A read-only store never writes a byte of its files: a database in WAL mode is read through
+///   a private copy (`SQLiteStore+ReadOnlyCopy.swift`).
 ///
 /// Apple's stores open with what real iOS/macOS stores carry (see ``SQLiteStore/checkCompatibility(storedMetadata:database:)``
 /// and ``SQLFunctions/registerAppleTriggerFunctions(on:)``): persistent-history and CloudKit
@@ -37,6 +39,10 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// The open database; `nil` before ``loadMetadata()``.
     private(set) var database: DatabaseQueue?
+
+    /// The temporary directory of the private copy a read-only store reads (see
+    /// `SQLiteStore+ReadOnlyCopy.swift`), removed with the store.
+    private var privateCopyDirectory: URL?
 
     /// Serializes changes to the Swift-side state (metadata).
     let lock = NSRecursiveLock()
@@ -87,7 +93,13 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         if !exists {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        let queue = try openQueue(at: url)
+        var openURL = url
+        if isReadOnly && Self.readingWritesFiles(url) {
+            let copy = try Self.privateCopy(of: url)
+            privateCopyDirectory = copy.directory
+            openURL = copy.database
+        }
+        let queue = try openQueue(at: openURL)
         let stored: [String: Any]?
         do {
             stored = try queue.read { db in try Self.readMetadata(db) }
@@ -230,8 +242,12 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         do {
-            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
-            if let metadata = try queue.read({ try readMetadata($0) }) { return metadata }
+            let metadata = try withReadablePath(of: url) { path in
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                defer { try? queue.close() }
+                return try queue.read { try readMetadata($0) }
+            }
+            if let metadata { return metadata }
         } catch {
             throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store: \(error).",
                                              url: url, underlying: error, userInfo: [NSFilePathErrorKey: url.path])
@@ -290,5 +306,11 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     open override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
         try? database?.close()
         database = nil
+        if let privateCopyDirectory { try? FileManager.default.removeItem(at: privateCopyDirectory) }
+        privateCopyDirectory = nil
+    }
+
+    deinit {
+        if let privateCopyDirectory { try? FileManager.default.removeItem(at: privateCopyDirectory) }
     }
 }
