@@ -165,6 +165,40 @@ import Testing
         #expect(error?.localizedDescription.contains("Garage") == true)
     }
 
+    /// Apple's unique indexes (`Z_Person_UNIQUE_firstName_lastName`) hold for our saves: a save
+    /// that breaks one fails whole — nothing of it is written — with an error naming the index's
+    /// columns. Differs from Apple, which reports `NSManagedObjectConstraintMergeError` (133021)
+    /// with `NSConstraintConflict`s; we report `NSPersistentStoreSaveError` (134030).
+    @Test func applesUniqueIndexesHoldForOurSaves() throws {
+        let (directory, url) = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try SQLiteAppleStoreTests.model(0))
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let fine = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        fine.setValue("Grace", forKey: "firstName")
+        fine.setValue("Hopper", forKey: "lastName")
+        let twin = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        twin.setValue("Victoria", forKey: "firstName")
+        twin.setValue("Coster", forKey: "lastName")
+        for person in [fine, twin] {
+            person.setValue(UUID(), forKey: "id")
+            person.setValue(Date(timeIntervalSinceReferenceDate: 0), forKey: "updatedAt")
+        }
+        let error = #expect(throws: NSError.self) { try context.save() }
+        #expect(error?.code == NSPersistentStoreSaveError)
+        #expect(error?.localizedDescription.contains("ZFIRSTNAME") == true, "\(error?.localizedDescription ?? "")")
+        try coordinator.remove(store)
+        let queue = try DatabaseQueue(path: url.path)
+        defer { try? queue.close() }
+        // (Z_MAX may have moved: keys are allocated before the save, as Apple's are.)
+        let (people, grace) = try queue.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZPERSON"), try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZPERSON WHERE ZFIRSTNAME = 'Grace'"))
+        }
+        #expect(people == 20 && grace == 0, "nothing of the failed save was written")
+    }
+
     @Test func appleTriggerFunctionsAreRegistered() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in
