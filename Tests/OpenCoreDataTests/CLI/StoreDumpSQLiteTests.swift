@@ -66,6 +66,11 @@ import Testing
         #expect(json.contains("\"image\": \"\(bytes.base64EncodedString())\""), "the external file's bytes")
         #expect(json.contains("\"image\": \"\(Data([5, 6]).base64EncodedString())\""), "the inline bytes without their marker")
         #expect(try Self.contents(snapshot) == before, "dump changes no byte of the store, its -wal, -shm or external data")
+
+        // `store info` reads the metadata and Z_PRIMARYKEY the same way.
+        #expect(try SQLiteStore.entityTable(at: snapshot).map(\.name) == ["Photo"])
+        #expect(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: snapshot)[NSStoreTypeKey] as? String == "SQLite")
+        #expect(try Self.contents(snapshot) == before, "store info changes no byte either")
     }
 
     @Test func dumpOpensAStoreWithApplesAncillaryTablesWithoutChangingIt() throws {
@@ -79,6 +84,8 @@ import Testing
         let entities = try #require(dump["entities"] as? [String: [String: Any]])
         #expect(entities["Car"]?["count"] as? Int == 115)
         #expect(entities["Person"]?["count"] as? Int == 20)
+        let table = try SQLiteStore.entityTable(at: url)
+        #expect(table.map(\.entityNumber) == [1, 2, 3, 4, 16001, 16002, 16003, 16004])
         #expect(try Self.contents(url) == before)
     }
 }
