@@ -100,7 +100,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let before = try Self.ancillaryRows(url)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try SQLiteAppleStoreTests.model(0))
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                                       options: [NSPersistentHistoryTrackingKey: true])
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
@@ -144,6 +145,33 @@ import Testing
         #expect(try SQLiteAppleStoreTests.count(again, "Person") == 21)
     }
 
+    /// Apple's rule: a store with history rows opened for writing without
+    /// `NSPersistentHistoryTrackingKey` is forced read-only; with empty history tables it is not.
+    @Test func withoutTheHistoryKeyAStoreWithHistoryIsReadOnly() throws {
+        let (directory, url) = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try SQLiteAppleStoreTests.model(0))
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        #expect(store.isReadOnly)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let person = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first)
+        person.setValue("Changed", forKey: "firstName")
+        let error = #expect(throws: NSError.self) { try context.save() }
+        #expect(error?.localizedDescription.contains("read-only") == true)
+        try coordinator.remove(store)
+
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            try db.execute(sql: "DELETE FROM ACHANGE")
+            try db.execute(sql: "DELETE FROM ATRANSACTION")
+        }
+        try queue.close()
+        let again = NSPersistentStoreCoordinator(managedObjectModel: try SQLiteAppleStoreTests.model(0))
+        let writable = try again.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        #expect(!writable.isReadOnly, "empty history tables leave the store writable")
+    }
+
     @Test func anEntityRowBelowApplesRangeStillCounts() throws {
         let (directory, url) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -173,7 +201,8 @@ import Testing
         let (directory, url) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try SQLiteAppleStoreTests.model(0))
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                                       options: [NSPersistentHistoryTrackingKey: true])
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let fine = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)

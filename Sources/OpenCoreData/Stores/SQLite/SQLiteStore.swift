@@ -18,6 +18,9 @@ import GRDB
 /// tables are left alone, Apple's triggers run, externally stored binary data is read
 /// (``SQLiteValueCoding/ExternalData``).
 ///
+/// As Apple's, a store with persistent-history rows opened for writing without
+/// `NSPersistentHistoryTrackingKey` is forced read-only (`SQLiteStore+PersistentHistory.swift`).
+///
 /// Differences from Apple: binary data is always written in its column, never to a file; our
 /// saves record no persistent history (`ATRANSACTION`/`ACHANGE` rows) and nothing for CloudKit
 /// mirroring; no R-tree indexes; `Z_MODELCACHE` is created empty and never required.
@@ -114,6 +117,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                     "The store at \(url.path) is a \(storedType) store, not a \(type) store.", stores: [self], url: url)
             }
             try queue.read { db in try checkCompatibility(storedMetadata: stored, database: db) }
+            if try queue.read({ db in try mustForceReadOnlyForHistory(db) }) { isReadOnly = true }
             identifier = stored[NSStoreUUIDKey] as? String ?? identifier
             database = queue
             lock.withLock { super.metadata = stored }
