@@ -138,3 +138,29 @@ import Testing
         #expect(store.externalDataDirectory?.path == "/tmp/dir/.My Store_SUPPORT/_EXTERNAL_DATA")
     }
 }
+
+extension SQLiteExternalDataTests {
+    /// SQL sees only the stored form of such data: a nil test compiles, any other comparison
+    /// fails the fetch with an error naming it, never a wrong result.
+    @Test func onlyNilTestsOfExternalDataCompile() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (url, model) = try Self.makeStore(in: directory, photos: [("a", Data([1]), Data([1])), ("b", nil, Data([2]))])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: model))
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                           options: [NSReadOnlyPersistentStoreOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        func names(_ format: String, _ arguments: Any...) throws -> [String] {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Photo")
+            request.predicate = NSPredicate(format: format, argumentArray: arguments)
+            return try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }.sorted()
+        }
+        #expect(try names("image != nil") == ["a"])
+        #expect(try names("image == nil") == ["b"])
+        #expect(try names("thumbnail == %@", Data([2])) == ["b"], "plain binary data compares in SQL")
+        let error = #expect(throws: NSError.self) { try names("image == %@", Data([1])) }
+        #expect(error?.localizedDescription.contains("image") == true, "\(error?.localizedDescription ?? "")")
+        #expect(throws: NSError.self) { try names("%@ == image", Data([1])) }
+    }
+}

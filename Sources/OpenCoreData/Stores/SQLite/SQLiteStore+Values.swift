@@ -3,7 +3,8 @@ import GRDB
 
 /// Attribute values to and from SQLite columns, by attribute type (DESIGN decision 5):
 /// integers and Booleans as INTEGER, dates as REAL seconds since 2001, Decimal as REAL,
-/// strings and URIs as text, UUIDs as 16-byte blobs, binary and transformable data as blobs.
+/// strings and URIs as text, UUIDs as 16-byte blobs, binary and transformable data as blobs —
+/// behind Apple's one-byte marker when the attribute allows external storage (``ExternalData``).
 ///
 /// **Decimal.** Apple's stores declare Decimal columns `DECIMAL` (NUMERIC affinity), which we
 /// match. What value Apple binds is not confirmed by any source we could check (no fixture

@@ -71,6 +71,15 @@ extension SQLiteValueCoding {
     }
 }
 
+extension NSAttributeDescription {
+    /// Whether the attribute's column holds Apple's external-data form
+    /// (``SQLiteValueCoding/ExternalData``): a binary or transformable attribute that allows
+    /// external binary data storage.
+    var storesBinaryDataExternally: Bool {
+        allowsExternalBinaryDataStorage && (attributeType == .binaryDataAttributeType || attributeType == .transformableAttributeType)
+    }
+}
+
 extension SQLiteStore {
     /// The folder Apple's Core Data keeps externally stored binary data in:
     /// `.<store file name without its extension>_SUPPORT/_EXTERNAL_DATA` next to the store

@@ -69,8 +69,7 @@ extension SQLiteSchema {
                         attributeColumns[entityName, default: [:]][attribute.name] =
                             SQLAttributeColumn(attributeName: attribute.name, column: column, type: type, attributeType: attribute.attributeType,
                                                valueTransformerName: attribute.valueTransformerName,
-                                               storesExternally: attribute.allowsExternalBinaryDataStorage
-                                                   && (attribute.attributeType == .binaryDataAttributeType || attribute.attributeType == .transformableAttributeType))
+                                               storesExternally: attribute.storesBinaryDataExternally)
                     }
                     guard group == 0 else { continue }
                     let toOne = entity.declaredProperties.compactMap { $0 as? NSRelationshipDescription }
