@@ -83,7 +83,8 @@ import Testing
         #expect(before.count > 10)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try SQLiteAppleStoreTests.model(0))
         let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                                       options: [NSReadOnlyPersistentStoreOption: readOnly])
+                                                       options: [NSReadOnlyPersistentStoreOption: readOnly, NSPersistentHistoryTrackingKey: true])
+        #expect(store.isReadOnly == readOnly)
         #expect(try SQLiteAppleStoreTests.count(coordinator, "Car") == 125)
         #expect(try SQLiteAppleStoreTests.count(coordinator, "Person") == 20)
         #expect(store.metadata["NSPersistenceMaximumFrameworkVersion"] as? Int == 1244)
