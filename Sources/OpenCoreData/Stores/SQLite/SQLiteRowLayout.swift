@@ -80,7 +80,8 @@ final class SQLiteRowLayout: @unchecked Sendable {
         for field in fields where sqlite3_column_type(statement, field.index) != SQLITE_NULL {
             switch field.kind {
             case .attribute(let column):
-                guard let value = SQLiteValueCoding.value(DatabaseValue(sqliteStatement: statement, index: field.index), column: column) else { continue }
+                guard let value = SQLiteValueCoding.value(DatabaseValue(sqliteStatement: statement, index: field.index), column: column,
+                                                                  externalDataDirectory: store.externalDataDirectory) else { continue }
                 if column.attributeType == .objectIDAttributeType {
                     // Stored as the ID's URI; it comes back when the coordinator knows its store.
                     if let uri = value as? URL, let id = store.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) {

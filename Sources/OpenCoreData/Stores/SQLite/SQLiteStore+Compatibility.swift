@@ -8,9 +8,20 @@ import GRDB
 /// the store's schema decides: it is compatible when
 /// 1. `Z_PRIMARYKEY` lists exactly the model's entities with the same `Z_ENT` numbers and
 ///    superentities (a `Z_NAME` may be the entity's renaming identifier: Apple's migrations
-///    keep the old name there), and
+///    keep the old name there). Rows numbered above 15000 are Apple's own entities — persistent
+///    history (`CHANGE`, `TRANSACTION`, `TRANSACTIONSTRING`, tables `ACHANGE`, `ATRANSACTION`,
+///    `ATRANSACTIONSTRING`, numbered from 16001) and CloudKit mirroring (`ANSCK…` tables) — and
+///    are not compared. Source: Core Data's batch delete treats `entityID > 15000` as its own
+///    ancillary entities (decompiled `_executeBatchDeleteRequest`); a public Notes store shows
+///    `ATRANSACTIONSTRING` rows with `Z_ENT` 16003.
 /// 2. every table the model maps to exists with exactly the columns (names and declared types)
-///    the mapping gives, join tables included.
+///    the mapping gives, join tables included. Derived attributes are columns like any other
+///    (Apple's triggers compute them; see ``SQLFunctions/registerAppleTriggerFunctions(on:)``).
+///    A table with more columns than the model maps is a different model (an attribute was
+///    removed), as Apple's version hashes would say; so is a store with composite attributes,
+///    which we don't map to columns (Apple's column naming for them is unconfirmed).
+/// Tables that are not the model's (`Z_MODELCACHE`, persistent history, CloudKit, an app's
+/// own), their indexes and triggers are not compared.
 /// Otherwise opening fails with `NSPersistentStoreIncompatibleVersionHashError` (134100), whose
 /// description names the first difference. `NSIgnorePersistentStoreVersioningOption` skips the
 /// check.
@@ -28,9 +39,14 @@ extension SQLiteStore {
             stores: [self], url: url, userInfo: ["metadata": storedMetadata])
     }
 
+    /// The highest `Z_ENT` a model's entity can have: Apple numbers its own entities
+    /// (persistent history, CloudKit mirroring) above it.
+    static let lastModelEntityNumber: Int64 = 15000
+
     /// The first difference between the database's schema and ``schema``, or `nil`.
     func schemaDifference(_ db: Database) throws -> String? {
-        let stored = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
+        let stored = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT <= ? ORDER BY Z_ENT",
+                                      arguments: [Self.lastModelEntityNumber]).map { row in
             (number: row["Z_ENT"] as Int64? ?? 0, name: row["Z_NAME"] as String? ?? "", superNumber: row["Z_SUPER"] as Int64? ?? 0)
         }
         // A store migrated by Apple keeps an entity's old name in Z_NAME: the renaming

@@ -7,7 +7,7 @@ import GRDB
 extension SQLiteStore {
     /// The schema as the SQL compiler sees it.
     var compilerMapping: SQLiteCompilerMapping {
-        SQLiteCompilerMapping(schema: schema, model: managedObjectModel)
+        SQLiteCompilerMapping(schema: schema, model: managedObjectModel, externalDataDirectory: externalDataDirectory)
     }
 
     /// Runs `request` through the SQL compiler.
@@ -58,6 +58,8 @@ extension SQLiteStore {
 struct SQLiteCompilerMapping: SQLSchemaMapping {
     let schema: SQLiteSchema
     let model: NSManagedObjectModel?
+    /// Where the store keeps externally stored binary data (``SQLiteStore/externalDataDirectory``).
+    var externalDataDirectory: URL? = nil
 
     private func mapping(_ entity: NSEntityDescription?) throws -> SQLEntityMapping {
         guard let name = entity?.name, let mapping = schema.entity(named: name) else {
@@ -102,7 +104,7 @@ struct SQLiteCompilerMapping: SQLSchemaMapping {
     /// Through ``SQLiteValueCoding``, with the attribute's column (its value transformer).
     func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) -> Any? {
         if let column = (try? mapping(attribute.entity))?.attributes[attribute.name] {
-            return SQLiteValueCoding.value(value.databaseValue, column: column)
+            return SQLiteValueCoding.value(value.databaseValue, column: column, externalDataDirectory: externalDataDirectory)
         }
         return SQLiteValueCoding.value(value.databaseValue, type: attribute.attributeType)
     }

@@ -3,7 +3,8 @@ import GRDB
 
 /// Attribute values to and from SQLite columns, by attribute type (DESIGN decision 5):
 /// integers and Booleans as INTEGER, dates as REAL seconds since 2001, Decimal as REAL,
-/// strings and URIs as text, UUIDs as 16-byte blobs, binary and transformable data as blobs.
+/// strings and URIs as text, UUIDs as 16-byte blobs, binary and transformable data as blobs —
+/// behind Apple's one-byte marker when the attribute allows external storage (``ExternalData``).
 ///
 /// **Decimal.** Apple's stores declare Decimal columns `DECIMAL` (NUMERIC affinity), which we
 /// match. What value Apple binds is not confirmed by any source we could check (no fixture
@@ -19,6 +20,14 @@ enum SQLiteValueCoding {
     /// A transformable value without a transformer is stored as it is when it is `Data`, else
     /// as a binary property list (Apple archives it with a keyed archiver, also a binary plist).
     static func databaseValue(_ value: Any?, column: SQLAttributeColumn) throws -> DatabaseValue {
+        guard !column.storesExternally else {
+            return ExternalData.inline(try plainDatabaseValue(value, column: column))
+        }
+        return try plainDatabaseValue(value, column: column)
+    }
+
+    /// The column value of an attribute before the external-data marker.
+    private static func plainDatabaseValue(_ value: Any?, column: SQLAttributeColumn) throws -> DatabaseValue {
         guard column.attributeType == .transformableAttributeType, let value, !ValueComparison.isNSNull(value) else {
             return try databaseValue(value, type: column.attributeType, attribute: column.attributeName)
         }
@@ -33,8 +42,17 @@ enum SQLiteValueCoding {
         return try databaseValue(value, type: .transformableAttributeType, attribute: column.attributeName)
     }
 
-    /// The attribute value of a column value, through the attribute's value transformer.
-    static func value(_ databaseValue: DatabaseValue, column: SQLAttributeColumn) -> Any? {
+    /// The attribute value of a column value, through the attribute's value transformer. A
+    /// column of an attribute that allows external storage is first read through
+    /// ``ExternalData/bytes(_:directory:)``: `externalDataDirectory` is only evaluated for a
+    /// value stored in a file.
+    static func value(_ databaseValue: DatabaseValue, column: SQLAttributeColumn,
+                      externalDataDirectory: @autoclosure () -> URL? = nil) -> Any? {
+        var databaseValue = databaseValue
+        if column.storesExternally, case .blob(let stored) = databaseValue.storage {
+            guard let bytes = ExternalData.bytes(stored, directory: externalDataDirectory()) else { return nil }
+            databaseValue = bytes.databaseValue
+        }
         let raw = value(databaseValue, type: column.attributeType)
         guard column.attributeType == .transformableAttributeType, let data = raw as? Data else { return raw }
         if let name = column.valueTransformerName, let transformer = ValueTransformer.named(name),

@@ -10,9 +10,20 @@ import GRDB
 ///   ``SQLiteStore/checkCompatibility(storedMetadata:database:)`` for the rule) and reads
 ///   nothing else until asked.
 /// - Every save is one transaction; updates and deletes are checked against `Z_OPT`.
+/// - A read-only store never writes a byte of its files: a database in WAL mode is read through
+///   a private copy (`SQLiteStore+ReadOnlyCopy.swift`).
 ///
-/// Differences from Apple: no external binary storage, no persistent history, no R-tree
-/// indexes; `Z_MODELCACHE` is created empty and never required.
+/// Apple's stores open with what real iOS/macOS stores carry (see ``SQLiteStore/checkCompatibility(storedMetadata:database:)``
+/// and ``SQLFunctions/registerAppleTriggerFunctions(on:)``): persistent-history and CloudKit
+/// tables are left alone, Apple's triggers run, externally stored binary data is read
+/// (``SQLiteValueCoding/ExternalData``).
+///
+/// As Apple's, a store with persistent-history rows opened for writing without
+/// `NSPersistentHistoryTrackingKey` is forced read-only (`SQLiteStore+PersistentHistory.swift`).
+///
+/// Differences from Apple: binary data is always written in its column, never to a file; our
+/// saves record no persistent history (`ATRANSACTION`/`ACHANGE` rows) and nothing for CloudKit
+/// mirroring; no R-tree indexes; `Z_MODELCACHE` is created empty and never required.
 open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The model the store's schema comes from (the coordinator's).
     public let managedObjectModel: NSManagedObjectModel?
@@ -31,6 +42,10 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// The open database; `nil` before ``loadMetadata()``.
     private(set) var database: DatabaseQueue?
+
+    /// The temporary directory of the private copy a read-only store reads (see
+    /// `SQLiteStore+ReadOnlyCopy.swift`), removed with the store.
+    private var privateCopyDirectory: URL?
 
     /// Serializes changes to the Swift-side state (metadata).
     let lock = NSRecursiveLock()
@@ -85,7 +100,13 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         if !exists {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        let queue = try openQueue(at: url)
+        var openURL = url
+        if isReadOnly && Self.readingWritesFiles(url) {
+            let copy = try Self.privateCopy(of: url)
+            privateCopyDirectory = copy.directory
+            openURL = copy.database
+        }
+        let queue = try openQueue(at: openURL)
         let stored: [String: Any]?
         do {
             stored = try queue.read { db in try Self.readMetadata(db) }
@@ -100,6 +121,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                     "The store at \(url.path) is a \(storedType) store, not a \(type) store.", stores: [self], url: url)
             }
             try queue.read { db in try checkCompatibility(storedMetadata: stored, database: db) }
+            if try queue.read({ db in try mustForceReadOnlyForHistory(db) }) { isReadOnly = true }
             identifier = stored[NSStoreUUIDKey] as? String ?? identifier
             database = queue
             lock.withLock { super.metadata = stored }
@@ -228,8 +250,12 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         do {
-            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
-            if let metadata = try queue.read({ try readMetadata($0) }) { return metadata }
+            let metadata = try withReadablePath(of: url) { path in
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                defer { try? queue.close() }
+                return try queue.read { try readMetadata($0) }
+            }
+            if let metadata { return metadata }
         } catch {
             throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store: \(error).",
                                              url: url, underlying: error, userInfo: [NSFilePathErrorKey: url.path])
@@ -331,5 +357,11 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         rowCache.removeAll()
         try? database?.close()
         database = nil
+        if let privateCopyDirectory { try? FileManager.default.removeItem(at: privateCopyDirectory) }
+        privateCopyDirectory = nil
+    }
+
+    deinit {
+        if let privateCopyDirectory { try? FileManager.default.removeItem(at: privateCopyDirectory) }
     }
 }

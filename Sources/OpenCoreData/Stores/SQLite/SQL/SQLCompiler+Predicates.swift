@@ -105,11 +105,31 @@ extension SQLCompiler {
         return "EXISTS (" + subquery("1", source, where: test) + ")"
     }
 
+    /// Fails for a comparison of binary data kept in Apple's external-data form (behind a marker
+    /// byte, or in a file; ``SQLiteValueCoding/ExternalData``) other than a test for nil: SQL
+    /// sees only the stored form, so any other comparison would give a wrong result.
+    /// `right` is `nil` for an operator other than a comparison.
+    private func rejectExternalData(_ op: Operator, _ left: SQLOperand, _ right: SQLOperand?) throws {
+        let sides: [(SQLOperand?, SQLOperand?)] = [(left, right), (right, left)]
+        for (side, other) in sides {
+            guard let attribute = side?.attribute, attribute.storesBinaryDataExternally else { continue }
+            if op == .equalTo || op == .notEqualTo, other?.isNull == true { continue }
+            throw SQLCompileError("a comparison of '\(attribute.name)'",
+                                  "binary data that allows external storage can only be tested for nil in SQL")
+        }
+    }
+
     /// `left op right` for an already compiled left side.
     func apply(_ op: Operator, _ left: SQLOperand, _ rightExpression: NSExpression, options: Options, in scope: SQLQueryScope) throws -> SQLFragment {
         switch op {
+        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .equalTo, .notEqualTo: break
+        default: try rejectExternalData(op, left, nil)
+        }
+        switch op {
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .equalTo, .notEqualTo:
-            return compare(left, op, try operand(rightExpression, in: scope), options: options)
+            let right = try operand(rightExpression, in: scope)
+            try rejectExternalData(op, left, right)
+            return compare(left, op, right, options: options)
         case .beginsWith, .endsWith, .like, .matches, .contains:
             return stringTest(op, left, try operand(rightExpression, in: scope), options: options)
         case .in:

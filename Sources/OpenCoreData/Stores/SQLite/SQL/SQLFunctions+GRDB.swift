@@ -3,8 +3,9 @@ import GRDB
 /// Registering the compiler's functions and collations on a GRDB connection, and converting
 /// between ``SQLValue`` and GRDB's values.
 extension SQLFunctions {
-    /// Registers `ocd_predicate`, `ocd_function`, the sort collations, `ocd_value` and the
-    /// decimal functions on `db`. The SQLite
+    /// Registers `ocd_predicate`, `ocd_function`, the sort collations, `ocd_value`, the
+    /// decimal functions and Apple's trigger functions (``registerAppleTriggerFunctions(on:)``)
+    /// on `db`. The SQLite
     /// store calls it for every connection it opens (`Configuration.prepareDatabase`).
     static func register(on db: Database) {
         db.add(function: DatabaseFunction(predicate, argumentCount: 4, pure: true) { arguments in
@@ -29,6 +30,7 @@ extension SQLFunctions {
         })
         db.add(function: DatabaseFunction(Registered.decimalMinimum.rawValue, argumentCount: 1, pure: true, aggregate: DecimalExtreme<LeastDecimal>.self))
         db.add(function: DatabaseFunction(Registered.decimalMaximum.rawValue, argumentCount: 1, pure: true, aggregate: DecimalExtreme<GreatestDecimal>.self))
+        registerAppleTriggerFunctions(on: db)
     }
 }
 

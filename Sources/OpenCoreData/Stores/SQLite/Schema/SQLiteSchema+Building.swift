@@ -68,7 +68,8 @@ extension SQLiteSchema {
                         columns.append(SQLColumnDefinition(name: column, type: type))
                         attributeColumns[entityName, default: [:]][attribute.name] =
                             SQLAttributeColumn(attributeName: attribute.name, column: column, type: type, attributeType: attribute.attributeType,
-                                               valueTransformerName: attribute.valueTransformerName)
+                                               valueTransformerName: attribute.valueTransformerName,
+                                               storesExternally: attribute.storesBinaryDataExternally)
                     }
                     guard group == 0 else { continue }
                     let toOne = entity.declaredProperties.compactMap { $0 as? NSRelationshipDescription }

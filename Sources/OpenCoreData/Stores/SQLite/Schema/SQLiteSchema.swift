@@ -93,6 +93,9 @@ struct SQLAttributeColumn: Sendable, Hashable {
     let attributeType: NSAttributeType
     /// The value transformer of a transformable attribute.
     var valueTransformerName: String? = nil
+    /// Whether the attribute allows external binary data storage: its blobs carry Apple's
+    /// one-byte marker (``SQLiteValueCoding/ExternalData``).
+    var storesExternally = false
 }
 
 /// The columns of one to-one relationship.
