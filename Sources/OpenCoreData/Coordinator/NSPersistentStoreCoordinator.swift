@@ -29,6 +29,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         managedObjectModel = model
         super.init()
         model.freeze()
+        LoadedModels.shared.add(model)
     }
 
     // MARK: Locking

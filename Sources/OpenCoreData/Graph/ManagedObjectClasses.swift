@@ -67,3 +67,61 @@ extension NSEntityDescription {
         return type.init(entity: entity, insertInto: context)
     }
 }
+
+/// The models of the live coordinators, so that `NSManagedObject.entity()` can find a class's
+/// entity without being given a model, as Apple's finds it among the models it has loaded.
+///
+/// The one process-wide registry of the library, because `entity()` takes no argument: a
+/// lock-protected list of weak references, added to by every coordinator and never holding a
+/// model alive.
+final class LoadedModels: @unchecked Sendable {
+    static let shared = LoadedModels()
+
+    private struct Entry { weak var model: NSManagedObjectModel? }
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+
+    /// Remembers `model` (once), forgetting models that were freed.
+    func add(_ model: NSManagedObjectModel) {
+        lock.withLock {
+            entries.removeAll { $0.model == nil }
+            if !entries.contains(where: { $0.model === model }) { entries.append(Entry(model: model)) }
+        }
+    }
+
+    /// The entities represented by `type` in the loaded models, most recently loaded first,
+    /// without repeating an entity that two models share.
+    func entities(for type: NSManagedObject.Type) -> [NSEntityDescription] {
+        let models = lock.withLock { entries.compactMap(\.model) }
+        var result: [NSEntityDescription] = []
+        for model in models.reversed() {
+            guard let entity = ManagedObjectClasses.entity(for: type, in: model), !result.contains(where: { $0 === entity }) else { continue }
+            result.append(entity)
+        }
+        return result
+    }
+}
+
+extension NSManagedObject {
+    /// The entity whose objects this class represents, found in the models of the live
+    /// persistent store coordinators (by registered class or `managedObjectClassName`).
+    ///
+    /// Differs from Apple, which returns nil and logs when no loaded model has the class: this
+    /// traps with a message naming the class. When several loaded models have it, the most
+    /// recently loaded one wins, as Apple warns and picks one.
+    public class func entity() -> NSEntityDescription {
+        guard let entity = LoadedModels.shared.entities(for: self).first else {
+            preconditionFailure("\(String(reflecting: self)).entity(): no loaded model has an entity of this class; create a coordinator (or container) with the model first, and register the class or set the entity's managedObjectClassName")
+        }
+        return entity
+    }
+
+    /// A fetch request for ``entity()``, as Apple's `NSManagedObject.fetchRequest()`. Xcode's
+    /// generated subclasses declare a typed overload (`NSFetchRequest<Run>`), which works as is.
+    public class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
+        let entity = entity()
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: entity.name ?? "")
+        request.entity = entity
+        return request
+    }
+}

@@ -1,0 +1,38 @@
+import Testing
+@testable import OpenCoreData
+
+/// A class only this suite registers, so the models other suites load can't answer for it.
+final class EntityLookupRun: NSManagedObject {}
+final class EntityLookupOrphan: NSManagedObject {}
+
+/// `NSManagedObject.entity()` and `fetchRequest()`: the class's entity found in the models of the
+/// live coordinators, as Apple's sample code uses them (`Run.entity()`, `Run.fetchRequest()`).
+@Suite struct EntityLookupTests {
+    @Test func entityAndFetchRequestComeFromTheLoadedModel() throws {
+        let model = GraphTestModel.make()
+        model.register(EntityLookupRun.self, forEntityName: "Run")
+        let context = try GraphTestModel.storedContext(model: model)
+        #expect(EntityLookupRun.entity() === model.entitiesByName["Run"])
+
+        let run = EntityLookupRun(entity: EntityLookupRun.entity(), insertInto: context)
+        try context.save()
+        let request = EntityLookupRun.fetchRequest()
+        #expect(request.entityName == "Run")
+        #expect(request.entity === model.entitiesByName["Run"])
+        let fetched = try context.fetch(request)
+        #expect(fetched.count == 1 && fetched.first as? EntityLookupRun === run)
+    }
+
+    @Test func aFreedModelIsForgotten() throws {
+        weak var released: NSManagedObjectModel?
+        do {
+            let model = GraphTestModel.make()
+            model.register(EntityLookupOrphan.self, forEntityName: "Run")
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            #expect(LoadedModels.shared.entities(for: EntityLookupOrphan.self).first === model.entitiesByName["Run"])
+            released = coordinator.managedObjectModel
+        }
+        #expect(released == nil)
+        #expect(LoadedModels.shared.entities(for: EntityLookupOrphan.self).isEmpty)
+    }
+}
