@@ -22,10 +22,11 @@ extension SQLiteStore {
             case .managedObjectIDResultType:
                 let statement = try compiler.objects(request, entity: entity)
                 return .objectIDs(try queue.read { db in
-                    try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).compactMap { row in
+                    // A cursor: a million IDs must not first be a million rows in memory.
+                    try Array(Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments).compactMap { row in
                         guard let rowEntity = mapping.entity(forNumber: row[1]) else { return nil }
                         return NSManagedObjectID(entity: rowEntity, store: self, primaryKey: row[0])
-                    }
+                    })
                 })
             case .dictionaryResultType:
                 let (statement, columns) = try compiler.dictionaries(request, entity: entity)

@@ -122,11 +122,12 @@ extension SQLiteStore {
                                                  arguments: arguments) ?? 0
                     return .count(count)
                 case .managedObjectIDResultType:
-                    let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)", arguments: arguments)
-                    return .objectIDs(rows.compactMap { row in
-                        guard let rowEntity = schema.entity(number: row["Z_ENT"]).flatMap({ modelEntity($0.name) }) else { return nil }
+                    // A cursor: a million IDs must not first be a million rows in memory.
+                    let rows = try Row.fetchCursor(db, sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)", arguments: arguments)
+                    return .objectIDs(try Array(rows.compactMap { row in
+                        guard let rowEntity = self.schema.entity(number: row["Z_ENT"]).flatMap({ self.modelEntity($0.name) }) else { return nil }
                         return NSManagedObjectID(entity: rowEntity, store: self, primaryKey: row["Z_PK"])
-                    })
+                    }))
                 default:
                     let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)", arguments: arguments)
                     return .snapshots(rows.compactMap(snapshot(of:)))
