@@ -18,6 +18,8 @@ extension SQLiteStore {
         let keys = "[" + sources.keys.sorted().map(String.init).joined(separator: ",") + "]"
         let inKeys = "IN (SELECT value FROM json_each(?))"
         let sql: String
+        // Through the inverse key each destination row has one source: no duplicates to skip.
+        var mayRepeat = true
         if !relationship.isToMany {
             guard let key = source.toOne[relationship.name] else { return RelationshipPrefetch() }
             sql = """
@@ -28,6 +30,7 @@ extension SQLiteStore {
         } else {
             switch source.toMany[relationship.name] {
             case .inverseForeignKey(let table, let column, let orderColumn, _)?:
+                mayRepeat = false
                 let order = orderColumn.map { "t.\(dialect.quote($0)), " } ?? ""
                 sql = """
                     SELECT t.*, t.\(dialect.quote(column)) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t \
@@ -49,11 +52,13 @@ extension SQLiteStore {
         var seen: Set<NSManagedObjectID> = []
         let queue = try openDatabase()
         try queue.read { db in
-            for row in try Row.fetchAll(db, sql: sql, arguments: [keys]) {
-                guard let sourceKey: Int64 = row[Self.sourceColumn], let sourceID = sources[sourceKey],
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: [keys])
+            while let row = try rows.next() {
+                // The source key is the last column (read by position: lookups by name cost).
+                guard let sourceKey: Int64 = row[row.count - 1], let sourceID = sources[sourceKey],
                       let snapshot = snapshot(of: row) else { continue }
                 result.destinations[sourceID, default: []].append(snapshot.objectID)
-                if seen.insert(snapshot.objectID).inserted { result.snapshots.append(snapshot) }
+                if !mayRepeat || seen.insert(snapshot.objectID).inserted { result.snapshots.append(snapshot) }
             }
         }
         rowCache.insert(contentsOf: result.snapshots.suffix(rowCache.capacity))
