@@ -8,7 +8,7 @@
 /// walking a million results keeps about two batches of values in memory.
 extension NSManagedObjectContext {
     /// How many batched results the context remembers; older ones fault like any other object.
-    static let rememberedBatchGroups = 8
+    static let rememberedBatchGroups = 4
 
     /// Registers the IDs of a batched fetch as faults (known objects are reused) and remembers
     /// them as a group.
@@ -19,6 +19,9 @@ extension NSManagedObjectContext {
     /// Remembers `objects`, the result of a fetch with `fetchBatchSize`, for batch loading.
     func rememberBatches(of objects: [NSManagedObject], batchSize: Int) {
         guard objects.contains(where: \.faultFlag) else { return }
+        // A group whose objects were freed (its result array is gone) only holds IDs. Its
+        // objects are registered under the very ID instances it holds while they live.
+        batchGroups.removeAll { group in group.sampleIDs.allSatisfy { registry[$0]?.objectID !== $0 } }
         batchGroups.append(FetchBatchGroup(ids: objects.map(\.objectID), batchSize: batchSize))
         if batchGroups.count > Self.rememberedBatchGroups { batchGroups.removeFirst(batchGroups.count - Self.rememberedBatchGroups) }
     }
@@ -69,6 +72,13 @@ final class FetchBatchGroup {
     }
 
     var batchCount: Int { (ids.count + batchSize - 1) / batchSize }
+
+    /// The first, middle and last IDs: when none of their objects is registered any more, the
+    /// result array the group describes has most likely been freed.
+    var sampleIDs: [NSManagedObjectID] {
+        guard let first = ids.first, let last = ids.last else { return [] }
+        return [first, ids[ids.count / 2], last]
+    }
 
     func ids(ofBatch batch: Int) -> ArraySlice<NSManagedObjectID> {
         ids[batch * batchSize ..< min((batch + 1) * batchSize, ids.count)]

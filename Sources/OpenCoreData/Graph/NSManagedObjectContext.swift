@@ -147,7 +147,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         registry[objectID]
     }
 
-    /// Every object registered in the context.
+    /// Every object registered in the context: objects with unsaved changes, and unchanged
+    /// ones that something else still holds (the context does not retain those, as in Apple).
     open var registeredObjects: Set<NSManagedObject> { Set(registry.values) }
 
     /// The object with `objectID`: the registered one, or a new fault (of the entity's registered

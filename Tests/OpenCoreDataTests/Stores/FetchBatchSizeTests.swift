@@ -80,3 +80,19 @@ import Testing
         #expect(!newcomer.isFault && lowered.value(forKey: "salary") as? Int64 == 1)
     }
 }
+
+extension FetchBatchSizeTests {
+    @inline(never)
+    private func walkOnce(_ context: NSManagedObjectContext) throws -> Int {
+        try context.fetch(request(5)).count { $0.value(forKey: "name") != nil }
+    }
+
+    @Test func theGroupOfAFreedResultIsForgotten() throws {
+        let fixture = try fixture()
+        let context = fixture.context()
+        #expect(try walkOnce(context) == 20)
+        #expect(context.batchGroups.count == 1)
+        #expect(try walkOnce(context) == 20)
+        #expect(context.batchGroups.count == 1, "the first result was freed, so its group went")
+    }
+}

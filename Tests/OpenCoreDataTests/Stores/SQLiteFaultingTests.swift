@@ -2,59 +2,8 @@ import Foundation
 import Testing
 @testable import OpenCoreData
 
-@Suite("SQLite faulting building blocks: batched arrays, batch faulting, row cache")
+@Suite("SQLite faulting building blocks: batch faulting, row cache")
 struct SQLiteFaultingTests {
-    // MARK: fetchBatchSize array
-
-    @Test("A batched array loads one batch per batch walked, and holds at most two batches")
-    func batchedArrayWalk() {
-        var loadedSlices: [[Int]] = []
-        let array = FetchBatchedArray<Int, String>(keys: Array(1...1_050), batchSize: 100) { keys in
-            loadedSlices.append(Array(keys))
-            return keys.map { "row \($0)" }
-        }
-        #expect(array.count == 1_050)
-        #expect(loadedSlices.isEmpty)
-        var seen = 0
-        var maxHeld = 0
-        for (offset, element) in array.enumerated() {
-            #expect(element == "row \(offset + 1)")
-            seen += 1
-            maxHeld = max(maxHeld, array.heldElementCount)
-        }
-        #expect(seen == 1_050)
-        #expect(array.loads == 11)
-        #expect(loadedSlices.map(\.count) == Array(repeating: 100, count: 10) + [50])
-        #expect(loadedSlices.first == Array(1...100))
-        #expect(maxHeld <= 200)
-    }
-
-    @Test("Random access reloads only batches no longer held")
-    func batchedArrayRandomAccess() {
-        let array = FetchBatchedArray<Int, Int>(keys: Array(0..<1_000), batchSize: 10) { keys in keys.map { $0 * 2 } }
-        #expect(array[5] == 10)
-        #expect(array[15] == 30)
-        #expect(array[7] == 14)      // batch 0 still held
-        #expect(array.loads == 2)
-        #expect(array[995] == 1_990) // evicts batch 1 (least recently used)
-        #expect(array[3] == 6)       // batch 0 still held
-        #expect(array.loads == 3)
-        #expect(array[12] == 24)     // batch 1 reloaded
-        #expect(array.loads == 4)
-        #expect(array.heldElementCount <= 20)
-    }
-
-    @Test("An empty batched array never loads")
-    func batchedArrayEmpty() {
-        let array = FetchBatchedArray<Int, Int>(keys: [], batchSize: 500) { _ in
-            Issue.record("loader called")
-            return []
-        }
-        #expect(array.isEmpty)
-        #expect(Array(array).isEmpty)
-        #expect(array.loads == 0)
-    }
-
     // MARK: Batch faulting
 
     private func ids(_ count: Int, entityName: String = "Employee") -> (NSPersistentStore, [NSManagedObjectID], NSEntityDescription) {

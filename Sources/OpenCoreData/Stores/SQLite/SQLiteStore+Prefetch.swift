@@ -21,6 +21,8 @@ extension SQLiteStore {
         let keys = "[" + sources.keys.sorted().map(String.init).joined(separator: ",") + "]"
         let inKeys = "IN (SELECT value FROM json_each(?))"
         let sql: String
+        // Through the inverse key each destination row has one source: no duplicates to skip.
+        var mayRepeat = true
         if !relationship.isToMany {
             guard let key = source.toOne[relationship.name] else { return RelationshipPrefetch() }
             sql = """
@@ -31,6 +33,7 @@ extension SQLiteStore {
         } else {
             switch source.toMany[relationship.name] {
             case .inverseForeignKey(let table, let column, let orderColumn, _)?:
+                mayRepeat = false
                 let order = orderColumn.map { "t.\(dialect.quote($0)), " } ?? ""
                 sql = """
                     SELECT \(columns), t.\(dialect.quote(column)) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t \
@@ -55,7 +58,7 @@ extension SQLiteStore {
             try forEachSnapshot(layout, sql: sql, arguments: [keys.databaseValue], db: db) { snapshot, statement in
                 guard let sourceID = sources[sqlite3_column_int64(statement, sourcePosition)] else { return }
                 result.destinations[sourceID, default: []].append(snapshot.objectID)
-                if seen.insert(snapshot.objectID).inserted { result.snapshots.append(snapshot) }
+                if !mayRepeat || seen.insert(snapshot.objectID).inserted { result.snapshots.append(snapshot) }
             }
         }
         rowCache.insert(contentsOf: result.snapshots.suffix(rowCache.capacity))

@@ -1,9 +1,10 @@
 import Foundation
 
-/// How the SQLite store groups reads of rows: batch faulting and `Z_PK IN (…)` chunks.
+/// How reads of rows are grouped: batch faulting and `Z_PK IN (…)` chunks.
 ///
 /// Firing one fault loads a batch: the fired object first, then other registered faults of the
-/// same entity in the same store that the row cache does not hold, up to ``defaultBatchSize``.
+/// same entity in the same store that the row cache does not hold, up to ``defaultBatchSize``
+/// (the context picks them from its ``PendingFaults``).
 /// The batch is read with `WHERE Z_PK IN (…)` statements of at most ``maximumParameters``
 /// bound keys each (SQLite's historical limit on host parameters is 999).
 enum BatchFaulting {
