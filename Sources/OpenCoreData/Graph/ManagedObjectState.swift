@@ -12,6 +12,9 @@ final class ManagedObjectState {
     var eventChanges: [String: Any] = [:]
     /// Results of fetched properties.
     var fetchedPropertyResults: [String: [Any]] = [:]
+    /// The snapshot a fetch read for this fault, loaded when it fires (the fault's own entry of
+    /// the context's row cache: no dictionary to look it up in).
+    var fetchedSnapshot: ObjectSnapshot?
     /// Whether the persistent values are not loaded.
     var isFault: Bool
     /// Whether `awakeFromInsert()` already ran.

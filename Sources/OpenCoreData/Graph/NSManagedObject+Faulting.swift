@@ -34,6 +34,7 @@ extension NSManagedObject {
             }
         }
         storage = values
+        fetchedSnapshot = nil
         committedSnapshot = snapshot
         faultFlag = false
         fetchedPropertyResults = [:]
@@ -51,6 +52,7 @@ extension NSManagedObject {
             }
             state.fetchedPropertyResults = [:]
             state.eventChanges = [:]
+            state.fetchedSnapshot = nil
             state.isFault = true
             if state.storage.isEmpty && !state.didAwakeFromInsert { self.state = nil }
         }

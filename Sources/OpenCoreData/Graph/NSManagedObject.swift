@@ -47,6 +47,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// The snapshot last read from or saved to a store; `nil` until the object is saved, and
     /// for a fault.
+    /// The snapshot a fetch read for this fault (see ``ManagedObjectState/fetchedSnapshot``).
+    var fetchedSnapshot: ObjectSnapshot? {
+        get { state?.fetchedSnapshot }
+        set {
+            if newValue == nil && state == nil { return }
+            ensuredState.fetchedSnapshot = newValue
+        }
+    }
+
     var committedSnapshot: ObjectSnapshot? {
         get { state?.committedSnapshot }
         _modify { yield &ensuredState.committedSnapshot }

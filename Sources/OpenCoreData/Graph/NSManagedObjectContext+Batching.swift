@@ -37,7 +37,7 @@ extension NSManagedObjectContext {
         let faults = ids.compactMap { registry[$0] }.filter(\.faultFlag)
         let loaded = (try? coordinator.snapshots(for: faults.map(\.objectID))) ?? [:]
         for fault in faults {
-            if let snapshot = loaded[fault.objectID] ?? rowCache.removeValue(forKey: fault.objectID) {
+            if let snapshot = loaded[fault.objectID] ?? fault.fetchedSnapshot ?? rowCache.removeValue(forKey: fault.objectID) {
                 rowCache[fault.objectID] = nil
                 loadAndAwake(fault, from: snapshot)
             }

@@ -172,9 +172,8 @@ extension NSManagedObjectContext {
             let object = self.object(with: id)
             if object.faultFlag {
                 if request.returnsObjectsAsFaults {
-                    if request.includesPropertyValues { rowCache[id] = snapshot }
+                    if request.includesPropertyValues { object.fetchedSnapshot = snapshot }
                 } else {
-                    rowCache[id] = nil
                     loadAndAwake(object, from: snapshot)
                 }
             } else if request.shouldRefreshRefetchedObjects && !object.hasChanges {

@@ -205,6 +205,7 @@ extension NSManagedObjectContext {
             updatedList.remove(object)
             eventUpdated.remove(object)
             rowCache[object.objectID] = nil
+            object.fetchedSnapshot = nil
             refreshedFaults.insert(object.objectID)
             if !object.faultFlag { object.turnIntoFault() }
         }
@@ -229,6 +230,7 @@ extension NSManagedObjectContext {
             guard let object = registry[id] else { continue }
             registry[id] = nil
             rowCache[id] = nil
+            object.fetchedSnapshot = nil
             updatedList.remove(object)
             deletedList.remove(object)
             pendingDeletions.removeAll { $0 === object }
@@ -240,6 +242,7 @@ extension NSManagedObjectContext {
             guard let object = registry[id] else { continue }
             if object.faultFlag {
                 rowCache[id] = nil
+                object.fetchedSnapshot = nil
             } else {
                 refresh(object, mergeChanges: true)
             }

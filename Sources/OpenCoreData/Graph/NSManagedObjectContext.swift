@@ -191,7 +191,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// snapshot goes.
     func unregisterFreedObject(_ object: NSManagedObject) {
         registry.remove(object, id: object.objectID)
-        rowCache[object.objectID] = nil
+        if !rowCache.isEmpty { rowCache[object.objectID] = nil }
         if !refreshedFaults.isEmpty { refreshedFaults.remove(object.objectID) }
     }
 
@@ -200,7 +200,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         if let object = registry[objectID], !object.faultFlag { return object }
         guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
-              let snapshot = try rowCache[objectID] ?? coordinator.snapshots(for: [objectID])[objectID] else {
+              let snapshot = try registry[objectID]?.fetchedSnapshot ?? rowCache[objectID]
+                ?? coordinator.snapshots(for: [objectID])[objectID] else {
             throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectReferentialIntegrityError, userInfo: [
                 NSLocalizedDescriptionKey: "No object with ID \(objectID) exists in the context's stores.",
                 NSAffectedObjectsErrorKey: [objectID],
@@ -311,7 +312,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func loadAndAwake(_ object: NSManagedObject, from snapshot: ObjectSnapshot) {
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
-        if object.state == nil { object.applyTransientDefaultValues() }
+        // A first load (no state, or only the snapshot a fetch left) sets transient defaults.
+        if object.state == nil || (object.committedSnapshot == nil && object.storage.isEmpty) { object.applyTransientDefaultValues() }
         object.load(snapshot, in: self)
         object.awakeFromFetch()
     }
@@ -321,14 +323,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// and store (``PendingFaults``), in one read. The others' snapshots wait in the row cache.
     func fulfillFault(_ object: NSManagedObject) {
         let id = object.objectID
-        var snapshot = rowCache.removeValue(forKey: id)
+        var snapshot = object.fetchedSnapshot
+        if snapshot == nil, !rowCache.isEmpty { snapshot = rowCache.removeValue(forKey: id) }
         if !refreshedFaults.isEmpty, refreshedFaults.remove(id) != nil, let coordinator = persistentStoreCoordinator {
             snapshot = (try? coordinator.snapshots(for: [id], fresh: true))?[id]
         }
         if snapshot == nil, !batchGroups.isEmpty, fulfillFaultFromBatch(object) { return }
         if snapshot == nil, let coordinator = persistentStoreCoordinator {
             let batch = pendingFaults.batch(firing: id) { candidate in
-                rowCache[candidate] == nil && registry[candidate]?.faultFlag == true
+                guard rowCache[candidate] == nil, let fault = registry[candidate] else { return false }
+                return fault.faultFlag && fault.fetchedSnapshot == nil
             }
             let loaded = (try? coordinator.snapshots(for: batch)) ?? [:]
             snapshot = loaded[id]

@@ -22,8 +22,9 @@ struct ObjectRegistry {
     /// Unregisters `object` if it is the one registered under `id`, without retaining it (it
     /// may be being freed).
     mutating func remove(_ object: NSManagedObject, id: NSManagedObjectID) {
-        guard let entry = entries[id], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return }
-        entries[id] = nil
+        guard let index = entries.index(forKey: id),
+              entries.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return }
+        entries.remove(at: index)
     }
 
     mutating func removeAll() { entries.removeAll() }

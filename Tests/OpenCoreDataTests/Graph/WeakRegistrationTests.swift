@@ -85,7 +85,9 @@ import Testing
         request.fetchLimit = 1
         let employee = try #require(try context.fetch(request).first)
         #expect(employee.isFault)
-        #expect(employee.state == nil, "a fault holds no values, no snapshot and no defaults")
+        // A fault holds no values and no defaults; only the snapshot its fetch read, until it fires.
+        #expect(employee.storage.isEmpty && employee.committedSnapshot == nil)
+        #expect(employee.fetchedSnapshot?.objectID == employee.objectID)
         // The object header plus ID, context and state: a 40-byte request, which glibc serves
         // from a 48-byte chunk (40 usable) or, reusing a freed one, a 64-byte chunk it does not
         // split (56 usable). An object of more than six words (header included) would not fit.
