@@ -45,7 +45,7 @@ extension NSManagedObject {
     func turnIntoFault(keepingTransients: Bool = true) {
         willTurnIntoFault()
         if let state {
-            if keepingTransients {
+            if keepingTransients, entity.properties.contains(where: \.isTransient) {
                 for property in entity.properties where !property.isTransient { state.storage[property.name] = nil }
             } else {
                 state.storage = [:]

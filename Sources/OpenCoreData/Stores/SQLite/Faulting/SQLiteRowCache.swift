@@ -60,21 +60,24 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// Keeps `snapshot`, replacing an older one of the same object, and evicts the oldest rows
     /// past the capacity.
     func insert(_ snapshot: ObjectSnapshot) {
-        lock.withLock {
-            if entries.updateValue(snapshot, forKey: snapshot.objectID) == nil {
-                order.append(snapshot.objectID)
-            }
-            while entries.count > capacity, head < order.count {
-                let oldest = order[head]
-                head += 1
-                entries.removeValue(forKey: oldest)
-            }
-            compactOrderIfNeeded()
-        }
+        lock.withLock { insertLocked(snapshot) }
     }
 
+    /// Keeps every snapshot of `snapshots`, under one lock.
     func insert<S: Sequence>(contentsOf snapshots: S) where S.Element == ObjectSnapshot {
-        for snapshot in snapshots { insert(snapshot) }
+        lock.withLock { for snapshot in snapshots { insertLocked(snapshot) } }
+    }
+
+    private func insertLocked(_ snapshot: ObjectSnapshot) {
+        if entries.updateValue(snapshot, forKey: snapshot.objectID) == nil {
+            order.append(snapshot.objectID)
+        }
+        while entries.count > capacity, head < order.count {
+            let oldest = order[head]
+            head += 1
+            entries.removeValue(forKey: oldest)
+        }
+        compactOrderIfNeeded()
     }
 
     /// Forgets `objectIDs` (deleted rows, or rows a save rewrote without a new snapshot).
@@ -92,11 +95,11 @@ final class SQLiteRowCache: @unchecked Sendable {
         }
     }
 
-    /// Drops stale keys from the order list once they are most of it.
+    /// Drops the evicted prefix of the order list once it is longer than the cache. (Keys that
+    /// `remove(_:)` dropped stay in the list until their turn comes; evicting them is a no-op.)
     private func compactOrderIfNeeded() {
-        guard order.count > 2 * capacity + 64 else { return }
-        var seen = Set<NSManagedObjectID>()
-        order = order[head...].filter { entries[$0] != nil && seen.insert($0).inserted }
+        guard head > capacity else { return }
+        order.removeFirst(head)
         head = 0
     }
 }
