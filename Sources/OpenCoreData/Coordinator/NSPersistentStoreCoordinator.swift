@@ -107,7 +107,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// The store an ID belongs to, if it is one of this coordinator's.
     func store(of objectID: NSManagedObjectID) -> NSPersistentStore? {
-        store(withIdentifier: objectID.storeIdentifier)
+        // The store the ID was made by, when it is still one of ours (no string comparisons).
+        if let store = objectID.persistentStore, persistentStores.contains(where: { $0 === store }),
+           store.identifier == objectID.storeIdentifier {
+            return store
+        }
+        return store(withIdentifier: objectID.storeIdentifier)
     }
 
     open override var description: String {

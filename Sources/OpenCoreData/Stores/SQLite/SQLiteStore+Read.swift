@@ -70,18 +70,31 @@ extension SQLiteStore {
     func readSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
         let queue = try openDatabase()
         var keysByTable: [String: [Int64]] = [:]
-        for id in objectIDs where id.storeIdentifier == identifier && !id.isTemporaryID {
-            guard let table = layout(for: id.entity)?.table, let key = id.primaryKey else { continue }
+        // IDs come in runs of one entity: look its table up once per run.
+        var lastEntity: NSEntityDescription?
+        var lastTable: String?
+        var namesSuperentity = false
+        for id in objectIDs where !id.isTemporaryID && id.storeIdentifier == identifier {
+            if id.entity !== lastEntity {
+                lastEntity = id.entity
+                lastTable = layout(for: id.entity)?.table
+                if !id.entity.subentities.isEmpty { namesSuperentity = true }
+            }
+            guard let table = lastTable, let key = id.primaryKey else { continue }
             keysByTable[table, default: []].append(key)
         }
-        var byID: [NSManagedObjectID: ObjectSnapshot] = [:]
+        var read: [ObjectSnapshot] = []
         try queue.inDatabase { db in
             for (table, keys) in keysByTable {
                 guard let layout = layouts[table] else { continue }
-                for snapshot in try readSnapshots(layout, keys: keys, db: db) { byID[snapshot.objectID] = snapshot }
+                read += try readSnapshots(layout, keys: keys, db: db)
             }
         }
-        // Answer under the IDs asked for (an ID may name a superentity of the row's entity).
+        // An ID of an entity with subentities may name a row of a subentity: answer under the
+        // ID asked for. Otherwise every row's ID equals the one asked for.
+        guard namesSuperentity else { return read }
+        var byID: [NSManagedObjectID: ObjectSnapshot] = [:]
+        for snapshot in read { byID[snapshot.objectID] = snapshot }
         return objectIDs.compactMap { id in
             if let found = byID[id] { return found }
             guard let key = id.primaryKey else { return nil }

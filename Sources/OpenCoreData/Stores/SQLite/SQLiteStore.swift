@@ -283,11 +283,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Rows by primary key: from the row cache, else read in batches of `Z_PK IN (…)` (and
     /// cached); IDs that no longer exist are left out.
     open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
-        var found: [ObjectSnapshot] = []
-        var missing: [NSManagedObjectID] = []
-        for id in objectIDs {
-            if let cached = rowCache.snapshot(for: id) { found.append(cached) } else { missing.append(id) }
-        }
+        let (found, missing) = rowCache.lookUp(objectIDs)
         guard !missing.isEmpty else { return found }
         let read = try readSnapshots(for: missing)
         rowCache.insert(contentsOf: read)

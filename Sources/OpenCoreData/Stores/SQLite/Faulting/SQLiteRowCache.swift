@@ -52,6 +52,21 @@ final class SQLiteRowCache: @unchecked Sendable {
         }
     }
 
+    /// The cached snapshots of `objectIDs` and the IDs the cache does not hold, under one lock
+    /// (counts a hit or a miss each).
+    func lookUp(_ objectIDs: [NSManagedObjectID]) -> (found: [ObjectSnapshot], missing: [NSManagedObjectID]) {
+        lock.withLock {
+            var found: [ObjectSnapshot] = []
+            var missing: [NSManagedObjectID] = []
+            for id in objectIDs {
+                if let snapshot = entries[id] { found.append(snapshot) } else { missing.append(id) }
+            }
+            hits += found.count
+            misses += missing.count
+            return (found, missing)
+        }
+    }
+
     /// Whether `objectID` has a cached snapshot (counts nothing).
     func contains(_ objectID: NSManagedObjectID) -> Bool {
         lock.withLock { entries[objectID] != nil }
