@@ -56,4 +56,37 @@ import Testing
         #expect(!fixture.store.rowCache.contains(annInWriter.objectID))
         #expect(try reader.fetch(request).isEmpty)
     }
+
+    /// Re-fetching rows the cache holds at their current `Z_OPT` reuses the cached snapshots; a
+    /// row another coordinator changed (its `Z_OPT` moved on) is decoded again.
+    @Test func refetchingUnchangedRowsReusesTheirSnapshots() throws {
+        let fixture = try SQLiteStatementFixture()
+        let request = fixture.request("Employee")
+        request.returnsObjectsAsFaults = false
+        let first = fixture.context()
+        #expect(try first.fetch(request).count == 5)
+
+        let hits = fixture.store.rowCache.hits
+        let second = fixture.context()
+        #expect(try second.fetch(request).count == 5)
+        #expect(fixture.store.rowCache.hits - hits == 5, "every row came from the cache")
+
+        // Another coordinator on the same file changes Ann.
+        let url = try #require(fixture.store.url)
+        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        writer.persistentStoreCoordinator = other
+        let byName = fixture.request("Employee")
+        byName.predicate = NSPredicate(format: "name == 'Ann'")
+        let ann = try #require(try writer.fetch(byName).first)
+        ann.setValue(Int64(321), forKey: "salary")
+        try writer.save()
+
+        let before = fixture.store.rowCache.hits
+        let third = fixture.context()
+        let salaries = try third.fetch(request).compactMap { $0.value(forKey: "salary") as? Int64 }
+        #expect(salaries.contains(321), "the changed row was read again")
+        #expect(fixture.store.rowCache.hits - before == 4, "the four unchanged rows came from the cache")
+    }
 }

@@ -72,10 +72,14 @@ final class SQLiteRowLayout: @unchecked Sendable {
     func fields(number: Int64) -> [Field] { fields[number] ?? [] }
 
     /// The snapshot of the row `statement` is on (selected with ``selectList``), or `nil` when
-    /// its `Z_ENT` is not an entity of the model.
-    func snapshot(at statement: SQLiteStatement, store: SQLiteStore) -> ObjectSnapshot? {
+    /// its `Z_ENT` is not an entity of the model. With `cache`, a row the cache holds at the same
+    /// `Z_OPT` is not decoded again: the cached snapshot is returned.
+    func snapshot(at statement: SQLiteStatement, store: SQLiteStore, reusing cache: SQLiteRowCache? = nil) -> ObjectSnapshot? {
         let number = sqlite3_column_int64(statement, 1)
         guard let entity = entities[number], let fields = fields[number] else { return nil }
+        let objectID = NSManagedObjectID(entity: entity, store: store, primaryKey: sqlite3_column_int64(statement, 0))
+        let version = sqlite3_column_int64(statement, 2)
+        if let cache, let cached = cache.snapshot(for: objectID, version: version) { return cached }
         var values = [String: Any](minimumCapacity: fields.count)
         for field in fields where sqlite3_column_type(statement, field.index) != SQLITE_NULL {
             switch field.kind {
@@ -98,8 +102,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
                 values[field.name] = NSManagedObjectID(entity: destination, store: store, primaryKey: sqlite3_column_int64(statement, field.index))
             }
         }
-        return ObjectSnapshot(objectID: NSManagedObjectID(entity: entity, store: store, primaryKey: sqlite3_column_int64(statement, 0)),
-                              values: values, version: sqlite3_column_int64(statement, 2))
+        return ObjectSnapshot(objectID: objectID, values: values, version: version)
     }
 }
 

@@ -43,7 +43,7 @@ extension SQLiteStore {
                 guard let layout = layout(for: entity) else { return .snapshots([]) }
                 let statement = try compiler.objects(request, entity: entity, columns: Array(layout.columns.dropFirst(2)))
                 return .snapshots(try queue.inDatabase { db in
-                    try readSnapshots(layout, sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db)
+                    try readSnapshots(layout, sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db, reusing: rowCache)
                 })
             }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {

@@ -21,9 +21,12 @@ extension SQLiteStore {
 
     /// Runs `sql`, which selects `layout.selectList`, with `arguments`, and decodes every row
     /// (the one way rows become snapshots). The statement is prepared once per connection.
-    func readSnapshots(_ layout: SQLiteRowLayout, sql: String, arguments: [DatabaseValue], db: Database) throws -> [ObjectSnapshot] {
+    /// With `cache`, rows the cache holds at their current `Z_OPT` are not decoded again (what a
+    /// fetch passes: re-fetching unchanged rows costs no decoding).
+    func readSnapshots(_ layout: SQLiteRowLayout, sql: String, arguments: [DatabaseValue], db: Database,
+                       reusing cache: SQLiteRowCache? = nil) throws -> [ObjectSnapshot] {
         var result: [ObjectSnapshot] = []
-        try forEachSnapshot(layout, sql: sql, arguments: arguments, db: db) { snapshot, _ in result.append(snapshot) }
+        try forEachSnapshot(layout, sql: sql, arguments: arguments, db: db, reusing: cache) { snapshot, _ in result.append(snapshot) }
         return result
     }
 
@@ -31,12 +34,12 @@ extension SQLiteStore {
     /// positions from `layout.columns.count`), and calls `body` with each row's snapshot and the
     /// statement positioned on the row.
     func forEachSnapshot(_ layout: SQLiteRowLayout, sql: String, arguments: [DatabaseValue], db: Database,
-                         _ body: (ObjectSnapshot, SQLiteStatement) throws -> Void) throws {
+                         reusing cache: SQLiteRowCache? = nil, _ body: (ObjectSnapshot, SQLiteStatement) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: sql)
         statement.rebind(arguments)
         defer { sqlite3_reset(statement.sqliteStatement) }
         while try statement.stepRow(db) {
-            if let snapshot = layout.snapshot(at: statement.sqliteStatement, store: self) { try body(snapshot, statement.sqliteStatement) }
+            if let snapshot = layout.snapshot(at: statement.sqliteStatement, store: self, reusing: cache) { try body(snapshot, statement.sqliteStatement) }
         }
     }
 
@@ -163,7 +166,7 @@ extension SQLiteStore {
                 default:
                     guard let layout = layouts[mapping.tableName] else { return .snapshots([]) }
                     return .snapshots(try readSnapshots(layout, sql: "SELECT \(layout.selectList) FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)",
-                                                        arguments: window.bindings.map(\.databaseValue), db: db))
+                                                        arguments: window.bindings.map(\.databaseValue), db: db, reusing: rowCache))
                 }
             }
         }
