@@ -38,6 +38,7 @@ extension SQLiteStore {
         let statement = try db.cachedStatement(sql: sql)
         statement.rebind(arguments)
         defer { sqlite3_reset(statement.sqliteStatement) }
+        let cache = cache.flatMap { $0.count == 0 ? nil : $0 }   // an empty cache can't answer
         while try statement.stepRow(db) {
             if let snapshot = layout.snapshot(at: statement.sqliteStatement, store: self, reusing: cache) { try body(snapshot, statement.sqliteStatement) }
         }
