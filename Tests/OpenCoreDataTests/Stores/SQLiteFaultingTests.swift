@@ -46,7 +46,6 @@ struct SQLiteFaultingTests {
         #expect(chunks.allSatisfy { $0.count <= BatchFaulting.maximumParameters && !$0.isEmpty })
         #expect(chunks.flatMap { $0 } == keys)
         #expect(chunks.count == (count + BatchFaulting.maximumParameters - 1) / BatchFaulting.maximumParameters)
-        #expect(BatchFaulting.placeholders(3) == "?, ?, ?")
     }
 
     // MARK: Row cache

@@ -63,8 +63,7 @@ extension SQLiteStore {
     func readSnapshots(_ layout: SQLiteRowLayout, keys: [Int64], db: Database) throws -> [ObjectSnapshot] {
         var result: [ObjectSnapshot] = []
         result.reserveCapacity(keys.count)
-        for start in stride(from: 0, to: keys.count, by: 500) {
-            let chunk = keys[start..<min(start + 500, keys.count)]
+        for chunk in BatchFaulting.chunks(keys) {
             let sql = "SELECT \(layout.selectList) FROM \(dialect.quote(layout.table)) WHERE Z_PK IN (\(dialect.placeholders(count: chunk.count)))"
             result += try readSnapshots(layout, sql: sql, arguments: chunk.map(\.databaseValue), db: db)
         }

@@ -88,8 +88,7 @@ extension SQLiteStore {
             guard let layout = layouts[table] else { continue }
             var versions: [Int64: Int64] = [:]
             let keys = snapshots.map { $0.objectID.primaryKey ?? 0 }
-            for start in stride(from: 0, to: keys.count, by: 500) {
-                let chunk = keys[start..<min(start + 500, keys.count)]
+            for chunk in BatchFaulting.chunks(keys) {
                 let statement = try db.cachedStatement(sql: "SELECT Z_PK, Z_OPT FROM \(dialect.quote(table)) WHERE Z_PK IN (\(dialect.placeholders(count: chunk.count)))")
                 statement.rebind(chunk.map(\.databaseValue))
                 defer { sqlite3_reset(statement.sqliteStatement) }

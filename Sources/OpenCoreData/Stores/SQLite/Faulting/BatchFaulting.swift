@@ -42,9 +42,4 @@ enum BatchFaulting {
         }
         return chunks
     }
-
-    /// `?, ?, ?` for `count` parameters.
-    static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
-    }
 }
