@@ -64,7 +64,7 @@ struct SQLiteFaultingTests {
         #expect(cache.snapshot(for: employees[0], version: 3)?.values["name"] as? String == "Ann B")
         #expect(cache.count == 1)
         cache.remove([employees[0]])
-        #expect(cache.snapshot(for: employees[0]) == nil)
+        #expect(cache.lookUp([employees[0]]).found.isEmpty)
     }
 
     @Test("The row cache is bounded and evicts the oldest rows first")

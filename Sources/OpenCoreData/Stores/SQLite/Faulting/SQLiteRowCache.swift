@@ -39,21 +39,9 @@ final class SQLiteRowCache: @unchecked Sendable {
         }
     }
 
-    /// The cached snapshot of `objectID` whatever its version (the store uses it to fire a
-    /// fault whose row it fetched moments ago; saves keep it current).
-    func snapshot(for objectID: NSManagedObjectID) -> ObjectSnapshot? {
-        lock.withLock {
-            if let snapshot = entries[objectID] {
-                hits += 1
-                return snapshot
-            }
-            misses += 1
-            return nil
-        }
-    }
-
-    /// The cached snapshots of `objectIDs` and the IDs the cache does not hold, under one lock
-    /// (counts a hit or a miss each).
+    /// The cached snapshots of `objectIDs` whatever their version, and the IDs the cache does not
+    /// hold, under one lock (counts a hit or a miss each). The store fires faults from it: saves
+    /// keep cached rows current.
     func lookUp(_ objectIDs: [NSManagedObjectID]) -> (found: [ObjectSnapshot], missing: [NSManagedObjectID]) {
         lock.withLock {
             var found: [ObjectSnapshot] = []
