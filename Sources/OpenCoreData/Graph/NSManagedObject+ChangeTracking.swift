@@ -80,7 +80,10 @@ extension NSManagedObject {
         default:
             let current = storage[property.name]
             guard let committed else { return current != nil }
-            return !ValueComparison.isEqualConstant(current, committed.values[property.name])
+            let old = committed.values[property.name]
+            // Values loaded or set keep their attribute's Swift type: compare those directly.
+            if let current, let old, let same = ValueComparison.sameTypeEqual(current, old) { return !same }
+            return !ValueComparison.isEqualConstant(current, old)
         }
     }
 }

@@ -38,12 +38,15 @@ extension NSManagedObjectContext {
             changes.inserted.append(snapshot)
             newSnapshots[ObjectIdentifier(object)] = snapshot
         }
-        for object in updated where object.hasPersistentChangedValues {
-            let snapshot = object.persistentSnapshot()
-            changes.updated.append(snapshot)
-            changes.changedKeys[object.objectID] = Set(object.entity.properties.filter {
+        for object in updated where !object.faultFlag {
+            // The persistent properties that differ from the committed snapshot, compared once.
+            let changedKeys = Set(object.entity.properties.filter {
                 !$0.isTransient && !($0 is NSFetchedPropertyDescription) && object.differsFromCommitted($0)
             }.map(\.name))
+            guard !changedKeys.isEmpty else { continue }
+            let snapshot = object.persistentSnapshot()
+            changes.updated.append(snapshot)
+            changes.changedKeys[object.objectID] = changedKeys
             newSnapshots[ObjectIdentifier(object)] = snapshot
         }
         changes.deleted = deleted.map { $0.committedSnapshot ?? $0.persistentSnapshot() }
