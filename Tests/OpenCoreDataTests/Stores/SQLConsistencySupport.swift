@@ -409,15 +409,7 @@ final class SQLConsistencyFixture {
         let (statement, columns) = try SQLFetchCompiler(mapping: mapping).dictionaries(request, entity: request.entity!)
         return try database.read { db in
             try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { row in
-                var result: [String: Any] = [:]
-                var index = 0
-                for column in columns {
-                    let width = column.fragments.count
-                    let values = (index..<index + width).map { SQLValue(row[$0] as DatabaseValue) }
-                    index += width
-                    if let value = column.decoding.decode(values, mapping: mapping, store: store) { result[column.name] = value }
-                }
-                return result
+                columns.dictionary(from: row, mapping: mapping, store: store)
             }
         }
     }

@@ -89,4 +89,27 @@ import Testing
         #expect(salaries.contains(321), "the changed row was read again")
         #expect(fixture.store.rowCache.hits - before == 4, "the four unchanged rows came from the cache")
     }
+
+    /// A save writes only the columns that changed, bumping `Z_OPT` with the version check; the
+    /// other columns keep what is stored.
+    @Test func anUpdateWritesOnlyTheChangedColumns() throws {
+        let fixture = try SQLiteStatementFixture()
+        let context = fixture.context()
+        let request = fixture.request("Employee")
+        request.predicate = NSPredicate(format: "name == 'Bob'")
+        let bob = try #require(try context.fetch(request).first)
+        bob.setValue(Int64(999), forKey: "salary")
+        let before = fixture.counter.all.count
+        try context.save()
+        let updates = fixture.counter.all.dropFirst(before).map(\.sql).filter { $0.hasPrefix("UPDATE ZEMPLOYEE") }
+        #expect(updates.count == 1)
+        #expect(updates.first.map { $0.contains("ZSALARY = ?") && !$0.contains("ZNAME") && $0.contains("Z_OPT = ?") } == true,
+                "\(updates)")
+
+        fixture.forgetCachedRows()
+        let fresh = fixture.context()
+        let reread = try #require(try fresh.fetch(request).first)
+        #expect(reread.value(forKey: "salary") as? Int64 == 999)
+        #expect(reread.value(forKey: "name") as? String == "Bob")
+    }
 }

@@ -79,7 +79,8 @@ struct SQLiteRowWriter {
             conflicted = true
             return
         }
-        for case .joinTable(let name, let source, _, _) in store.schema.entity(number: number)?.toMany.values.map({ $0 }) ?? [] {
+        let toMany = store.schema.entity(number: number)?.toMany ?? [:]
+        for case .joinTable(let name, let source, _, _) in toMany.values {
             try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(name)) WHERE \(dialect.quote(source)) = ?").run([key.databaseValue], db)
         }
     }

@@ -28,15 +28,7 @@ extension SQLiteStore {
                 let (statement, columns) = try compiler.dictionaries(request, entity: entity)
                 return .dictionaries(try queue.inDatabase { db in
                     try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { row in
-                        var result: [String: Any] = [:]
-                        var index = 0
-                        for column in columns {
-                            let width = column.fragments.count
-                            let values = (index..<index + width).map { SQLValue(row[$0] as DatabaseValue) }
-                            index += width
-                            if let value = column.decoding.decode(values, mapping: mapping, store: self) { result[column.name] = value }
-                        }
-                        return result
+                        columns.dictionary(from: row, mapping: mapping, store: self)
                     }
                 })
             default:

@@ -19,26 +19,11 @@ extension SQLiteStore {
     /// above 15000 are Apple's own entities (persistent history, CloudKit mirroring). Not in
     /// Apple's API (for `coredata store info`).
     public static func entityTable(at url: URL) throws -> [SQLiteStoreEntityRow] {
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw PersistentStoreErrors.make(NSFileReadNoSuchFileError, "There is no SQLite store at \(url.path).", url: url,
-                                             userInfo: [NSFilePathErrorKey: url.path])
-        }
-        var configuration = Configuration()
-        configuration.readonly = true
-        do {
-            return try withReadablePath(of: url) { path in
-                let queue = try DatabaseQueue(path: path, configuration: configuration)
-                defer { try? queue.close() }
-                return try queue.read { db in
-                    try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
-                        SQLiteStoreEntityRow(entityNumber: row["Z_ENT"] ?? 0, name: row["Z_NAME"] ?? "",
-                                             superEntityNumber: row["Z_SUPER"] ?? 0, maxPrimaryKey: row["Z_MAX"] ?? 0)
-                    }
-                }
+        try readingFile(at: url) { db in
+            try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
+                SQLiteStoreEntityRow(entityNumber: row["Z_ENT"] ?? 0, name: row["Z_NAME"] ?? "",
+                                     superEntityNumber: row["Z_SUPER"] ?? 0, maxPrimaryKey: row["Z_MAX"] ?? 0)
             }
-        } catch {
-            throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store: \(error).",
-                                             url: url, underlying: error, userInfo: [NSFilePathErrorKey: url.path])
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// Opening a store read-only without writing a byte of its files.
 ///
@@ -42,6 +43,28 @@ extension SQLiteStore {
             throw error
         }
         return (directory, copy)
+    }
+
+    /// Runs `body` on a read-only connection to the store file at `url`, without writing to any
+    /// of its files. A missing file is `NSFileReadNoSuchFileError` (260); a file SQLite can't read
+    /// (or `body` failing on it) is `NSFileReadCorruptFileError` (259), both naming the file.
+    static func readingFile<T>(at url: URL, _ body: (Database) throws -> T) throws -> T {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw PersistentStoreErrors.make(NSFileReadNoSuchFileError, "There is no SQLite store at \(url.path).", url: url,
+                                             userInfo: [NSFilePathErrorKey: url.path])
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            return try withReadablePath(of: url) { path in
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                defer { try? queue.close() }
+                return try queue.read(body)
+            }
+        } catch {
+            throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store: \(error).",
+                                             url: url, underlying: error, userInfo: [NSFilePathErrorKey: url.path])
+        }
     }
 
     /// Runs `body` with the path to read `url` from without writing to it: `url` itself, or a

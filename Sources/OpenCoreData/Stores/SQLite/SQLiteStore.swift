@@ -243,23 +243,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     open override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw PersistentStoreErrors.make(NSFileReadNoSuchFileError, "There is no SQLite store at \(url.path).", url: url,
-                                             userInfo: [NSFilePathErrorKey: url.path])
-        }
-        var configuration = Configuration()
-        configuration.readonly = true
-        do {
-            let metadata = try withReadablePath(of: url) { path in
-                let queue = try DatabaseQueue(path: path, configuration: configuration)
-                defer { try? queue.close() }
-                return try queue.read { try readMetadata($0) }
-            }
-            if let metadata { return metadata }
-        } catch {
-            throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store: \(error).",
-                                             url: url, underlying: error, userInfo: [NSFilePathErrorKey: url.path])
-        }
+        if let metadata = try readingFile(at: url, { try readMetadata($0) }) { return metadata }
         throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store.",
                                          url: url, userInfo: [NSFilePathErrorKey: url.path])
     }
