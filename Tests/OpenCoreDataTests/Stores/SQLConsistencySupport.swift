@@ -108,6 +108,10 @@ struct TestSchemaMapping: SQLSchemaMapping {
         "Z_\(numbers[relationship.entity.name!]!)\(relationship.name.uppercased())"
     }
 
+    func destinationKeyColumnName(for relationship: NSRelationshipDescription) throws -> String {
+        "Z\(numbers[relationship.entity.name!]!)\(relationship.name.uppercased())"
+    }
+
     func joinTable(for relationship: NSRelationshipDescription) throws -> (table: String, sourceColumn: String, destinationColumn: String) {
         let inverse = relationship.inverseRelationship!
         let key = { (r: NSRelationshipDescription) in "\(r.entity.name!).\(r.name)" }

@@ -91,7 +91,7 @@ import Testing
         #expect(store.metadata["NSStoreModelVersionChecksumKey"] as? String == "bMpud663vz0bXQE24C6Rh4MvJ5jVnzsD2sI3njZkKbc=")
         #expect(store.metadata["_NSAutoVacuumLevel"] as? String == "2")
         let info = try #require(store as? SQLiteStore)
-        #expect(try info.openDatabase().read { db in try info.schemaDifference(db) } == nil)
+        #expect(try info.openDatabase().read { db in info.schemaDifference(catalog: try SQLiteStoreCatalog.read(db)) } == nil)
         try coordinator.remove(store)
         #expect(try Self.ancillaryRows(url) == before)
     }

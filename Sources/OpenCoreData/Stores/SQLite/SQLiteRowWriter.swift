@@ -80,8 +80,15 @@ struct SQLiteRowWriter {
             return
         }
         let toMany = store.schema.entity(number: number)?.toMany ?? [:]
-        for case .joinTable(let name, let source, _, _) in toMany.values {
-            try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(name)) WHERE \(dialect.quote(source)) = ?").run([key.databaseValue], db)
+        for mapping in toMany.values {
+            switch mapping {
+            case .joinTable(let name, let source, _, _):
+                try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(name)) WHERE \(dialect.quote(source)) = ?").run([key.databaseValue], db)
+            case .destinationKey(let table, let column, let orderColumn, _):
+                try store.clearDestinationKeys(table: table, column: column, orderColumn: orderColumn, source: key, db: db)
+            case .inverseForeignKey:
+                continue
+            }
         }
     }
 }

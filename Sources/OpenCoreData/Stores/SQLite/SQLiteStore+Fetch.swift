@@ -85,6 +85,13 @@ struct SQLiteCompilerMapping: SQLSchemaMapping {
         return (name, source, destination)
     }
 
+    func destinationKeyColumnName(for relationship: NSRelationshipDescription) throws -> String {
+        guard case .destinationKey(_, let column, _, _)? = try mapping(relationship.entity).toMany[relationship.name] else {
+            throw SQLCompileError("relationship '\(relationship.name)'", "the store's schema has no destination key column for it")
+        }
+        return column
+    }
+
     func entityNumber(for entity: NSEntityDescription) throws -> Int64 {
         try mapping(entity).number
     }

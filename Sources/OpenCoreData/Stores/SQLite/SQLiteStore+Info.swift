@@ -20,10 +20,7 @@ extension SQLiteStore {
     /// Apple's API (for `coredata store info`).
     public static func entityTable(at url: URL) throws -> [SQLiteStoreEntityRow] {
         try readingFile(at: url) { db in
-            try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
-                SQLiteStoreEntityRow(entityNumber: row["Z_ENT"] ?? 0, name: row["Z_NAME"] ?? "",
-                                     superEntityNumber: row["Z_SUPER"] ?? 0, maxPrimaryKey: row["Z_MAX"] ?? 0)
-            }
+            try SQLiteStoreCatalog.primaryKeyRows(db)
         }
     }
 }

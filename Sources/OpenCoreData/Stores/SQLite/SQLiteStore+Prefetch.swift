@@ -32,7 +32,7 @@ extension SQLiteStore {
                 """
         } else {
             switch source.toMany[relationship.name] {
-            case .inverseForeignKey(let table, let column, let orderColumn, _)?:
+            case .inverseForeignKey(let table, let column, let orderColumn, _)?, .destinationKey(let table, let column, let orderColumn, _)?:
                 mayRepeat = false
                 let order = orderColumn.map { "t.\(dialect.quote($0)), " } ?? ""
                 sql = """

@@ -116,7 +116,7 @@ extension SQLiteStore {
     func relatedIDs(_ mapping: SQLToManyMapping, key: Int64, relationship: NSRelationshipDescription, db: Database) throws -> [NSManagedObjectID] {
         let rows: [Row]
         switch mapping {
-        case .inverseForeignKey(let table, let column, let orderColumn, _):
+        case .inverseForeignKey(let table, let column, let orderColumn, _), .destinationKey(let table, let column, let orderColumn, _):
             let order = orderColumn.map { "\(dialect.quote($0)), Z_PK" } ?? "Z_PK"
             rows = try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(dialect.quote(table)) WHERE \(dialect.quote(column)) = ? ORDER BY \(order)",
                                     arguments: [key])

@@ -15,7 +15,9 @@ extension SQLiteStore {
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
         let queue = try openDatabase()
         let last: Int64 = try queue.write { db in
-            let last = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [mapping.rootNumber]) ?? 0
+            let stored = try DatabaseValue.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [mapping.rootNumber])
+            let last = try SQLiteStoreCatalog.integer(stored ?? .null, table: SQLiteSchema.primaryKeyTable, column: "Z_MAX",
+                                                       row: "Z_ENT \(mapping.rootNumber)") ?? 0
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [last + Int64(count), mapping.rootNumber])
             return last
         }
@@ -131,8 +133,14 @@ extension SQLiteStore {
         for snapshot in written where !snapshot.toMany.isEmpty {
             let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
             for (name, _) in snapshot.toMany {
-                guard case .joinTable(let table, let source, _, _) = mapping.toMany[name] else { continue }
-                try db.execute(sql: "DELETE FROM \(dialect.quote(table)) WHERE \(dialect.quote(source)) = ?", arguments: [snapshot.objectID.primaryKey ?? 0])
+                switch mapping.toMany[name] {
+                case .joinTable(let table, let source, _, _):
+                    try db.execute(sql: "DELETE FROM \(dialect.quote(table)) WHERE \(dialect.quote(source)) = ?", arguments: [snapshot.objectID.primaryKey ?? 0])
+                case .destinationKey(let table, let column, let orderColumn, _):
+                    try clearDestinationKeys(table: table, column: column, orderColumn: orderColumn, source: snapshot.objectID.primaryKey ?? 0, db: db)
+                default:
+                    continue
+                }
             }
         }
         for snapshot in written where !snapshot.toMany.isEmpty {
@@ -150,6 +158,15 @@ extension SQLiteStore {
                                            arguments: [Self.orderValue(index), key, other])
                         }
                     }
+                case .destinationKey(let table, let column, let orderColumn, _):
+                    // Without an inverse the destination row holds the source's key: this save writes it.
+                    let assignments = ([column] + (orderColumn.map { [$0] } ?? [])).map { "\(dialect.quote($0)) = ?" }.joined(separator: ", ")
+                    let update = "UPDATE \(dialect.quote(table)) SET \(assignments) WHERE Z_PK = ?"
+                    for (index, id) in destinations.enumerated() {
+                        guard let other = id.primaryKey else { continue }
+                        let order: [DatabaseValueConvertible] = orderColumn == nil ? [] : [Self.orderValue(index)]
+                        try db.execute(sql: update, arguments: StatementArguments([key] + order + [other]))
+                    }
                 case .inverseForeignKey(let table, _, let orderColumn?, _):
                     for (index, id) in destinations.enumerated() {
                         try db.execute(sql: "UPDATE \(dialect.quote(table)) SET \(dialect.quote(orderColumn)) = ? WHERE Z_PK = ?",
@@ -160,6 +177,14 @@ extension SQLiteStore {
                 }
             }
         }
+    }
+
+    /// Sets the key (and order) column of a to-many relationship without an inverse to NULL in
+    /// every destination row of `source`: before its new destinations are written, and when it
+    /// is deleted. The destinations' `Z_OPT` stays: their own properties did not change.
+    func clearDestinationKeys(table: String, column: String, orderColumn: String?, source: Int64, db: Database) throws {
+        let assignments = ([column] + (orderColumn.map { [$0] } ?? [])).map { "\(dialect.quote($0)) = NULL" }.joined(separator: ", ")
+        try db.cachedStatement(sql: "UPDATE \(dialect.quote(table)) SET \(assignments) WHERE \(dialect.quote(column)) = ?").run([source.databaseValue], db)
     }
 
     /// The `Z_FOK_` value of position `index`: spaced like Apple's, so that order survives

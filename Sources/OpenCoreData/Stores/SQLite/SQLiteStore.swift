@@ -6,14 +6,15 @@ import GRDB
 ///
 /// - Opening a file that does not exist creates it with the schema of the coordinator's model
 ///   (WAL journal, incremental auto-vacuum, then `NSSQLitePragmasOption`).
-/// - Opening an existing file reads `Z_METADATA`, checks the model (see
-///   ``SQLiteStore/checkCompatibility(storedMetadata:database:)`` for the rule) and reads
+/// - Opening an existing file reads `Z_METADATA`, takes the store's own entity numbering and
+///   join-table names from `Z_PRIMARYKEY` and `sqlite_master`, checks the model (see
+///   ``SQLiteStore/adoptStoredSchema(storedMetadata:database:)`` for the rule) and reads
 ///   nothing else until asked.
 /// - Every save is one transaction; updates and deletes are checked against `Z_OPT`.
 /// - A read-only store never writes a byte of its files: a database in WAL mode is read through
 ///   a private copy (`SQLiteStore+ReadOnlyCopy.swift`).
 ///
-/// Apple's stores open with what real iOS/macOS stores carry (see ``SQLiteStore/checkCompatibility(storedMetadata:database:)``
+/// Apple's stores open with what real iOS/macOS stores carry (see ``SQLiteStore/adoptStoredSchema(storedMetadata:database:)``
 /// and ``SQLFunctions/registerAppleTriggerFunctions(on:)``): persistent-history and CloudKit
 /// tables are left alone, Apple's triggers run, externally stored binary data is read
 /// (``SQLiteValueCoding/ExternalData``).
@@ -28,17 +29,37 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The model the store's schema comes from (the coordinator's).
     public let managedObjectModel: NSManagedObjectModel?
 
+    /// The schema, row layouts and entities by number the store reads and writes with.
+    private struct Mapping {
+        let schema: SQLiteSchema
+        /// How rows of each root table are read, by table name.
+        let layouts: [String: SQLiteRowLayout]
+        /// The model's entity of each `Z_ENT`.
+        let entitiesByNumber: [Int64: NSEntityDescription]
+
+        init(schema: SQLiteSchema, model: NSManagedObjectModel?) {
+            self.schema = schema
+            var byNumber: [Int64: NSEntityDescription] = [:]
+            for entity in schema.entities { byNumber[entity.number] = model?.entitiesByName[entity.name] }
+            entitiesByNumber = byNumber
+            layouts = Dictionary(schema.tables.map { table in
+                (table.name, SQLiteRowLayout(table: table, schema: schema, model: model, dialect: SQLiteDialect()))
+            }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// The model's schema until ``loadMetadata()`` opens an existing store, then the store's
+    /// own (``SQLiteSchema/reconciled(model:configurationName:catalog:)``). Guarded by `lock`.
+    private var mapping: Mapping
+
     /// The schema mapping of the store's entities.
-    let schema: SQLiteSchema
+    var schema: SQLiteSchema { lock.withLock { mapping.schema } }
+
+    /// How rows of each root table are read, by table name.
+    var layouts: [String: SQLiteRowLayout] { lock.withLock { mapping.layouts } }
 
     /// The dialect SQL text is written in.
     let dialect = SQLiteDialect()
-
-    /// How rows of each root table are read, by table name.
-    let layouts: [String: SQLiteRowLayout]
-
-    /// The model's entity of each `Z_ENT` (index `Z_ENT - 1`).
-    private let entitiesByNumber: [NSEntityDescription?]
 
     /// The open database; `nil` before ``loadMetadata()``.
     private(set) var database: DatabaseQueue?
@@ -65,19 +86,20 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let model = coordinator?.managedObjectModel
         let schema = model.map { SQLiteSchema(model: $0, configurationName: configurationName) } ?? SQLiteSchema(entities: [])
         managedObjectModel = model
-        self.schema = schema
+        mapping = Mapping(schema: schema, model: model)
         sqlLog = SQLDebugLog(options: options)
-        entitiesByNumber = schema.entities.map { model?.entitiesByName[$0.name] }
-        layouts = Dictionary(schema.tables.map { table in
-            (table.name, SQLiteRowLayout(table: table, schema: schema, model: model, dialect: SQLiteDialect()))
-        }, uniquingKeysWith: { first, _ in first })
         super.init(persistentStoreCoordinator: coordinator, configurationName: configurationName, at: url, options: options)
     }
 
     /// The model's entity numbered `number` (`Z_ENT`).
     func entityDescription(number: Int64) -> NSEntityDescription? {
-        guard number >= 1, number <= Int64(entitiesByNumber.count) else { return nil }
-        return entitiesByNumber[Int(number) - 1]
+        lock.withLock { mapping.entitiesByNumber[number] }
+    }
+
+    /// Reads and writes with `schema` from now on (an existing store's own, when it opens).
+    func install(schema: SQLiteSchema) {
+        let new = Mapping(schema: schema, model: managedObjectModel)
+        lock.withLock { mapping = new }
     }
 
     /// The open database, or an error naming the store when it is not open.
@@ -106,6 +128,21 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             privateCopyDirectory = copy.directory
             openURL = copy.database
         }
+        do {
+            try open(at: openURL, url: url)
+        } catch {
+            // A refused opening leaves nothing behind: no open connection, no private copy.
+            try? database?.close()
+            database = nil
+            if let privateCopyDirectory { try? FileManager.default.removeItem(at: privateCopyDirectory) }
+            privateCopyDirectory = nil
+            throw error
+        }
+    }
+
+    /// Opens the database at `openURL` (the store's file, or its private copy) and reads or
+    /// creates the store in it.
+    private func open(at openURL: URL, url: URL) throws {
         let queue = try openQueue(at: openURL)
         let stored: [String: Any]?
         do {
@@ -120,7 +157,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 throw PersistentStoreErrors.make(NSPersistentStoreInvalidTypeError,
                     "The store at \(url.path) is a \(storedType) store, not a \(type) store.", stores: [self], url: url)
             }
-            try queue.read { db in try checkCompatibility(storedMetadata: stored, database: db) }
+            try queue.read { db in try adoptStoredSchema(storedMetadata: stored, database: db) }
             if try queue.read({ db in try mustForceReadOnlyForHistory(db) }) { isReadOnly = true }
             identifier = stored[NSStoreUUIDKey] as? String ?? identifier
             database = queue

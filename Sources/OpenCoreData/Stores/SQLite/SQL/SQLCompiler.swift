@@ -218,7 +218,8 @@ final class SQLCompiler {
                 + " ON " + column(inner.alias, mapping.primaryKeyColumn) + " = " + column(joinAlias, join.destinationColumn)
             correlation = column(joinAlias, join.sourceColumn) + " = " + column(path.parentAlias, mapping.primaryKeyColumn)
         } else {
-            throw SQLCompileError("to-many relationship '\(relationship.name)'", "it has no inverse relationship, which SQL stores need to find its destinations")
+            source = SQLFragment(dialect.quote(inner.table) + " AS " + inner.alias)
+            correlation = column(inner.alias, try mapping.destinationKeyColumnName(for: relationship)) + " = " + column(path.parentAlias, mapping.primaryKeyColumn)
         }
         if let restriction = try entityCondition(alias: inner.alias, entity: destination, includingSubentities: true) {
             correlation = correlation + " AND " + restriction

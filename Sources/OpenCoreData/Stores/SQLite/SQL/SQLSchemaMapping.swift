@@ -11,6 +11,9 @@ protocol SQLSchemaMapping {
     /// The join table of a many-to-many relationship, with the column holding the source row's
     /// primary key and the column holding the destination row's.
     func joinTable(for relationship: NSRelationshipDescription) throws -> (table: String, sourceColumn: String, destinationColumn: String)
+    /// The column of the destination's table holding the source row's primary key, for a
+    /// to-many relationship without an inverse (`Z<n><REL>` in Core Data's schema).
+    func destinationKeyColumnName(for relationship: NSRelationshipDescription) throws -> String
     /// The `Z_ENT` value of an entity.
     func entityNumber(for entity: NSEntityDescription) throws -> Int64
     /// The entity of a `Z_ENT` value.

@@ -2,16 +2,18 @@ import Foundation
 
 extension SQLiteSchema {
     /// The schema of the entities a store of `model` holds for `configurationName` (all entities
-    /// for `nil` or the default configuration).
-    init(model: NSManagedObjectModel, configurationName: String? = nil) {
-        self.init(entities: model.entities(forConfigurationName: configurationName) ?? model.entities)
+    /// for `nil` or the default configuration), numbered by `numbering` (entity name → `Z_ENT`,
+    /// a store's own numbering) or else by Apple's rule.
+    init(model: NSManagedObjectModel, configurationName: String? = nil, numbering: [String: Int64]? = nil) {
+        self.init(entities: model.entities(forConfigurationName: configurationName) ?? model.entities, numbering: numbering)
     }
 
     /// The schema of `entities`. Entities outside the list are left out, and so are
-    /// relationships to them.
-    init(entities list: [NSEntityDescription]) {
+    /// relationships to them. `numbering`, when given, names the `Z_ENT` of every entity.
+    init(entities list: [NSEntityDescription], numbering: [String: Int64]? = nil) {
         let included = Set(list.compactMap(\.name))
-        // Z_ENT numbering: roots alphabetically, each followed depth-first by its subentities.
+        // Z_ENT numbering: roots alphabetically (case-insensitive), each followed depth-first by
+        // its subentities.
         var ordered: [NSEntityDescription] = []
         func visit(_ entity: NSEntityDescription) {
             ordered.append(entity)
@@ -24,7 +26,12 @@ extension SQLiteSchema {
         for root in roots.sorted(by: Self.byName) { visit(root) }
 
         var numbers: [String: Int64] = [:]
-        for (index, entity) in ordered.enumerated() { numbers[entity.name ?? ""] = Int64(index + 1) }
+        if let numbering {
+            for entity in ordered { numbers[entity.name ?? ""] = numbering[entity.name ?? ""] ?? 0 }
+            ordered.sort { numbers[$0.name ?? ""] ?? 0 < numbers[$1.name ?? ""] ?? 0 }
+        } else {
+            for (index, entity) in ordered.enumerated() { numbers[entity.name ?? ""] = Int64(index + 1) }
+        }
         func rootOf(_ entity: NSEntityDescription) -> NSEntityDescription {
             var current = entity
             while let parent = current.superentity, included.contains(parent.name ?? "") { current = parent }
@@ -37,6 +44,19 @@ extension SQLiteSchema {
         func isStored(_ relationship: NSRelationshipDescription) -> Bool {
             !relationship.isTransient && included.contains(relationship.destinationEntity?.name ?? "")
         }
+        /// The stored inverse of a stored relationship.
+        func storedInverse(_ relationship: NSRelationshipDescription) -> NSRelationshipDescription? {
+            relationship.inverseRelationship.flatMap { isStored($0) ? $0 : nil }
+        }
+        // To-many relationships without an inverse, by destination entity: keys in its table.
+        var inverseless: [String: [(source: Int64, relationship: NSRelationshipDescription)]] = [:]
+        for entity in ordered {
+            for relationship in entity.declaredProperties.compactMap({ $0 as? NSRelationshipDescription })
+            where relationship.isToMany && isStored(relationship) && storedInverse(relationship) == nil {
+                inverseless[relationship.destinationEntity?.name ?? "", default: []].append((numbers[entity.name ?? ""] ?? 0, relationship))
+            }
+        }
+        var destinationKeys: [String: [String: SQLToManyMapping]] = [:]  // declaring entity → relationship → mapping
 
         // Root tables, with the column names each declaring entity's properties get.
         var tables: [SQLTableMapping] = []
@@ -94,6 +114,20 @@ extension SQLiteSchema {
                             orderColumn: orderColumn, destinationName: destination)
                         indexes.append(SQLIndexDefinition(name: "\(tableName)_\(column)_INDEX", table: tableName, terms: [column], isUnique: false))
                     }
+                    let incoming = (inverseless[entityName] ?? []).sorted { ($0.source, $0.relationship.name) < ($1.source, $1.relationship.name) }
+                    for (source, relationship) in incoming {
+                        let name = "\(source)\(relationship.name.uppercased())"
+                        let column = unique("Z" + name)
+                        columns.append(SQLColumnDefinition(name: column, type: .integer))
+                        var orderColumn: String?
+                        if relationship.isOrdered {
+                            orderColumn = unique("Z_FOK_" + name)
+                            columns.append(SQLColumnDefinition(name: orderColumn!, type: .integer))
+                        }
+                        destinationKeys[relationship.entity.name ?? "", default: [:]][relationship.name] =
+                            .destinationKey(table: tableName, column: column, orderColumn: orderColumn, destinationName: entityName)
+                        indexes.append(SQLIndexDefinition(name: "\(tableName)_\(column)_INDEX", table: tableName, terms: [column], isUnique: false))
+                    }
                 }
             }
             if hierarchy.count > 1 {
@@ -140,7 +174,7 @@ extension SQLiteSchema {
             tables.append(SQLTableMapping(name: tableName, rootEntityName: root.name ?? "", columns: columns, indexes: indexes))
         }
 
-        // Join tables for many-to-many (and inverse-less to-many) relationships.
+        // Join tables for many-to-many relationships.
         var joinTables: [SQLJoinTableMapping] = []
         var joinMappings: [String: [String: SQLToManyMapping]] = [:]  // declaring entity → relationship → mapping
         var usedJoinColumns: Set<String> = []
@@ -157,30 +191,28 @@ extension SQLiteSchema {
                 .filter { $0.isToMany && isStored($0) }
                 .sorted { $0.name < $1.name }
             for relationship in toMany {
-                let inverse = relationship.inverseRelationship.flatMap { isStored($0) ? $0 : nil }
-                if let inverse, !inverse.isToMany { continue }  // stored by the inverse's key
+                guard let inverse = storedInverse(relationship), inverse.isToMany else { continue }  // stored by a key
                 if joinMappings[entityName]?[relationship.name] != nil { continue }  // done from the other side
                 let ownerNumber = numbers[entityName] ?? 0
-                if let inverse, let inverseEntity = inverse.entity?.name {
-                    let inverseNumber = numbers[inverseEntity] ?? 0
-                    if (inverseNumber, inverse.name) < (ownerNumber, relationship.name) { continue }  // the inverse owns it
-                }
+                let inverseEntity = inverse.entity?.name ?? ""
+                let inverseNumber = numbers[inverseEntity] ?? 0
+                if (inverseNumber, inverse.name) < (ownerNumber, relationship.name) { continue }  // the inverse owns it
                 let destinationNumber = numbers[relationship.destinationEntity?.name ?? ""] ?? 0
                 let tableName = "Z_\(ownerNumber)\(relationship.name.uppercased())"
-                let first = uniqueJoinColumn("Z_\(ownerNumber)\((inverse?.name ?? relationship.name).uppercased())")
-                let second = uniqueJoinColumn("Z_\(destinationNumber)\(relationship.name.uppercased())")
-                var orderColumns: [String] = []
-                let ownerOrder = relationship.isOrdered ? "Z_FOK_\(second.dropFirst(2))" : nil
-                let inverseOrder = (inverse?.isOrdered ?? false) ? "Z_FOK_\(first.dropFirst(2))" : nil
-                if let ownerOrder { orderColumns.append(ownerOrder) }
-                if let inverseOrder { orderColumns.append(inverseOrder) }
-                joinTables.append(SQLJoinTableMapping(name: tableName, firstColumn: first, secondColumn: second, orderColumns: orderColumns))
+                let firstBase = "Z_\(ownerNumber)\(inverse.name.uppercased())"
+                let secondBase = "Z_\(destinationNumber)\(relationship.name.uppercased())"
+                let table = SQLJoinTableMapping(
+                    name: tableName, firstColumn: uniqueJoinColumn(firstBase), secondColumn: uniqueJoinColumn(secondBase),
+                    firstIsOrdered: inverse.isOrdered, secondIsOrdered: relationship.isOrdered,
+                    alternativeName: "Z_\(inverseNumber)\(inverse.name.uppercased())",
+                    firstBaseName: firstBase, secondBaseName: secondBase)
+                joinTables.append(table)
+                let ownerOrder = relationship.isOrdered ? SQLJoinTableMapping.orderColumn(of: table.secondColumn) : nil
+                let inverseOrder = inverse.isOrdered ? SQLJoinTableMapping.orderColumn(of: table.firstColumn) : nil
                 joinMappings[entityName, default: [:]][relationship.name] =
-                    .joinTable(name: tableName, sourceColumn: first, destinationColumn: second, orderColumn: ownerOrder)
-                if let inverse, let inverseEntity = inverse.entity?.name {
-                    joinMappings[inverseEntity, default: [:]][inverse.name] =
-                        .joinTable(name: tableName, sourceColumn: second, destinationColumn: first, orderColumn: inverseOrder)
-                }
+                    .joinTable(name: tableName, sourceColumn: table.firstColumn, destinationColumn: table.secondColumn, orderColumn: ownerOrder)
+                joinMappings[inverseEntity, default: [:]][inverse.name] =
+                    .joinTable(name: tableName, sourceColumn: table.secondColumn, destinationColumn: table.firstColumn, orderColumn: inverseOrder)
             }
         }
 
@@ -200,6 +232,7 @@ extension SQLiteSchema {
                 attributes.merge(attributeColumns[ancestorName] ?? [:]) { _, new in new }
                 toOne.merge(foreignKeys[ancestorName] ?? [:]) { _, new in new }
                 toMany.merge(joinMappings[ancestorName] ?? [:]) { _, new in new }
+                toMany.merge(destinationKeys[ancestorName] ?? [:]) { _, new in new }
                 for relationship in ancestor.declaredProperties.compactMap({ $0 as? NSRelationshipDescription })
                 where relationship.isToMany && isStored(relationship) {
                     guard let inverse = relationship.inverseRelationship, !inverse.isToMany,
@@ -220,10 +253,7 @@ extension SQLiteSchema {
                 tableName: Self.columnName(root.name ?? ""), kindNumbers: kinds.sorted(),
                 attributes: attributes, toOne: toOne, toMany: toMany))
         }
-        self.entities = mappings
-        self.tables = tables
-        self.joinTables = joinTables
-        self.entityIndexByName = Dictionary(mappings.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.init(entities: mappings, tables: tables, joinTables: joinTables)
     }
 
     /// `Z` + the uppercased name: the table of a root entity, the column of a property.
@@ -254,7 +284,12 @@ extension SQLiteSchema {
         }
     }
 
-    private static func byName(_ lhs: NSEntityDescription, _ rhs: NSEntityDescription) -> Bool {
-        (lhs.name ?? "") < (rhs.name ?? "")
+    /// Apple's entity order: case-insensitive (`SyncableSettingsMetadata` before
+    /// `SyncFeatureEntity`), names equal but for case by bytes.
+    static func byName(_ lhs: NSEntityDescription, _ rhs: NSEntityDescription) -> Bool {
+        let left = lhs.name ?? "", right = rhs.name ?? ""
+        let foldedLeft = left.lowercased(), foldedRight = right.lowercased()
+        if foldedLeft != foldedRight { return Array(foldedLeft.utf8).lexicographicallyPrecedes(Array(foldedRight.utf8)) }
+        return Array(left.utf8).lexicographicallyPrecedes(Array(right.utf8))
     }
 }
