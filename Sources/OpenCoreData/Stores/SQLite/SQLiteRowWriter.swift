@@ -10,6 +10,9 @@ import GRDB
 struct SQLiteRowWriter {
     let store: SQLiteStore
     let db: Database
+    /// The store's schema and row layouts, read once per save.
+    private let schema: SQLiteSchema
+    private let layouts: [String: SQLiteRowLayout]
     /// Whether an update or delete found its row changed since it was read.
     private(set) var conflicted = false
 
@@ -24,12 +27,14 @@ struct SQLiteRowWriter {
     init(store: SQLiteStore, db: Database) {
         self.store = store
         self.db = db
+        schema = store.schema
+        layouts = store.layouts
     }
 
     private func place(_ snapshot: ObjectSnapshot) -> (layout: SQLiteRowLayout, number: Int64) {
         // `checkIDs` ran first: every snapshot's entity has a table.
-        let mapping = store.schema.entity(named: snapshot.objectID.entity.name ?? "")!
-        return (store.layouts[mapping.tableName]!, mapping.number)
+        let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
+        return (layouts[mapping.tableName]!, mapping.number)
     }
 
     /// Inserts a new row at version 1.
@@ -79,7 +84,7 @@ struct SQLiteRowWriter {
             conflicted = true
             return
         }
-        let toMany = store.schema.entity(number: number)?.toMany ?? [:]
+        let toMany = schema.entity(number: number)?.toMany ?? [:]
         for mapping in toMany.values {
             switch mapping {
             case .joinTable(let name, let source, _, _):

@@ -51,8 +51,9 @@ extension SQLiteStore {
         statement.rebind(arguments)
         defer { sqlite3_reset(statement.sqliteStatement) }
         var result: [NSManagedObjectID] = []
+        let entities = entitiesByNumber
         while try statement.stepRow(db) {
-            guard let entity = entityDescription(number: sqlite3_column_int64(statement.sqliteStatement, 1)) else { continue }
+            guard let entity = entities[sqlite3_column_int64(statement.sqliteStatement, 1)] else { continue }
             result.append(NSManagedObjectID(entity: entity, store: self, primaryKey: sqlite3_column_int64(statement.sqliteStatement, 0)))
         }
         return result
@@ -114,6 +115,7 @@ extension SQLiteStore {
 
     /// The destinations of one object's to-many relationship, in order for ordered ones.
     func relatedIDs(_ mapping: SQLToManyMapping, key: Int64, relationship: NSRelationshipDescription, db: Database) throws -> [NSManagedObjectID] {
+        let schema = self.schema
         let rows: [Row]
         switch mapping {
         case .inverseForeignKey(let table, let column, let orderColumn, _), .destinationKey(let table, let column, let orderColumn, _):

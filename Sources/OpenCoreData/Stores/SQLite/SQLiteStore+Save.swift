@@ -123,6 +123,7 @@ extension SQLiteStore {
     /// (a relationship missing from a snapshot was not loaded and is left as it is). All
     /// deletions run before any insertion, so the two sides of a many-to-many can both be saved.
     private func writeToManyRelationships(_ changes: StoreSaveChanges, db: Database) throws {
+        let schema = self.schema
         // An updated object rewrites only the to-many relationships that changed.
         let written = changes.inserted + changes.updated.map { snapshot in
             guard let keys = changes.changedKeys[snapshot.objectID] else { return snapshot }
@@ -193,6 +194,7 @@ extension SQLiteStore {
 
     /// Keeps `Z_MAX` of each root entity at least the largest key inserted.
     private func raisePrimaryKeyCounters(_ inserted: [ObjectSnapshot], db: Database) throws {
+        let schema = self.schema
         var maxima: [Int64: Int64] = [:]
         for snapshot in inserted {
             guard let root = schema.entity(named: snapshot.objectID.entity.name ?? "")?.rootNumber else { continue }

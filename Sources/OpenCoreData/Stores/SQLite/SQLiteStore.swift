@@ -96,6 +96,9 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         lock.withLock { mapping.entitiesByNumber[number] }
     }
 
+    /// The model's entity of each `Z_ENT`, for loops over many rows (one lock, not one per row).
+    var entitiesByNumber: [Int64: NSEntityDescription] { lock.withLock { mapping.entitiesByNumber } }
+
     /// Reads and writes with `schema` from now on (an existing store's own, when it opens).
     func install(schema: SQLiteSchema) {
         let new = Mapping(schema: schema, model: managedObjectModel)
