@@ -8,7 +8,8 @@ import GRDB
 /// copied off a device (Apple's stores are in WAL mode) must stay exactly as they were, so a
 /// read-only SQLite store whose database is in WAL mode, or has a `-wal` or `-shm` file, is
 /// read through a private copy of the database and those files, in a new temporary directory
-/// removed when the store is removed from its coordinator. The copy includes the `-wal`, so
+/// removed when the store is removed from its coordinator, or at once when the opening fails
+/// (a refused store leaves no copy behind). The copy includes the `-wal`, so
 /// changes not yet checkpointed are read. Externally stored binary data is still read from
 /// the original store's folder (``SQLiteStore/externalDataDirectory`` follows ``url``).
 ///

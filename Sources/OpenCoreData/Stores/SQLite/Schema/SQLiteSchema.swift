@@ -2,7 +2,7 @@ import Foundation
 
 /// Core Data's SQL schema for a set of entities: pure names and shapes, computed from the model
 /// (DESIGN decision 5), checked against Apple-written stores. When a store is opened, the
-/// store's own `Z_PRIMARYKEY` and `sqlite_master` decide (``SQLiteSchema/reconciled(with:model:)``).
+/// store's own `Z_PRIMARYKEY` and `sqlite_master` decide (``SQLiteSchema/reconciled(model:configurationName:catalog:)``).
 ///
 /// The rules, each verified on the fixture stores or on published DDL of Apple-written stores:
 /// - **Entity numbers (`Z_ENT`):** root entities in case-insensitive alphabetical order
