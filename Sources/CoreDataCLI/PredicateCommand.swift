@@ -126,9 +126,32 @@ enum PredicateTool {
             do {
                 return try evaluateCase(String(line), source: "line \(index + 1)") ? "true" : "false"
             } catch {
-                return "error: \(error)"
+                return "error: " + oneLine("\(error)")
             }
         }
+    }
+
+    /// `text` on one line: line breaks, tabs and other control characters are written as the
+    /// escapes `\n`, `\r`, `\t` and `\u{…}` (line and paragraph separators too), so that a case's
+    /// error, which may quote a format or a pattern containing a line break, stays one output
+    /// line. Backslashes are left as they are, so a quoted regular expression reads as written.
+    static func oneLine(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .lineSeparator
+                    || scalar.properties.generalCategory == .paragraphSeparator {
+                    result += "\\u{" + String(scalar.value, radix: 16) + "}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
     }
 
     static func evaluateCase(_ line: String, source: String) throws -> Bool {

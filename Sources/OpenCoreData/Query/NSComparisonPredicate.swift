@@ -25,6 +25,12 @@ open class NSComparisonPredicate: NSPredicate, @unchecked Sendable {
         case customSelector = 11
         case contains = 99
         case between = 100
+        /// `UTI-CONFORMS-TO`: the left type identifier conforms to the right one
+        /// (see ``TypeIdentifierConformance``). Not in Apple's public enum, whose parser makes
+        /// a private operator for it; the raw value is OpenCoreData's.
+        case utiConformsTo = 2000
+        /// `UTI-EQUALS`: the two type identifiers are the same. Not in Apple's public enum.
+        case utiEquals = 2001
     }
 
     /// String comparison options (`[c]`, `[d]`, `[n]`), with Apple's raw values.
@@ -58,7 +64,7 @@ open class NSComparisonPredicate: NSPredicate, @unchecked Sendable {
         comparisonPredicateModifier = modifier
         predicateOperatorType = type
         self.options = options
-        super.init(subclass: ())
+        super.init(subclassDepth: 1 + max(lhs.depth, rhs.depth))
     }
 
     override var shape: Shape { .comparison(self) }

@@ -22,7 +22,7 @@ open class NSCompoundPredicate: NSPredicate, @unchecked Sendable {
                      "A NOT compound predicate takes exactly one subpredicate, not \(subpredicates.count)")
         compoundPredicateType = type
         predicates = subpredicates
-        super.init(subclass: ())
+        super.init(subclassDepth: 1 + subpredicates.reduce(0) { max($0, $1.depth) })
     }
 
     /// Creates an AND predicate; with no subpredicates it is true.

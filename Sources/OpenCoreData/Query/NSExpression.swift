@@ -69,9 +69,40 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     /// The tree node.
     let node: Node
 
+    /// The height of the tree under this expression: 1 for a leaf. Computed once from the
+    /// children's, so that the parser can bound it (``PredicateParser/maximumTreeDepth``)
+    /// without walking the tree.
+    let depth: Int
+
     init(node: Node) {
         self.node = node
+        self.depth = 1 + Self.childDepth(of: node)
         super.init()
+    }
+
+    /// The greatest depth among the children of `node`, 0 for a leaf.
+    private static func childDepth(of node: Node) -> Int {
+        func most(_ expressions: [NSExpression]) -> Int { expressions.reduce(0) { max($0, $1.depth) } }
+        switch node {
+        case .constant, .evaluatedObject, .variable, .keyPath, .symbolic, .anyKey:
+            return 0
+        case .keyPathOn(let base, _):
+            return base.depth
+        case .function(_, let arguments):
+            return most(arguments)
+        case .functionOn(let target, _, let arguments):
+            return max(target.depth, most(arguments))
+        case .aggregate(let items):
+            return most(items)
+        case .unionSet(let l, let r), .intersectSet(let l, let r), .minusSet(let l, let r):
+            return max(l.depth, r.depth)
+        case .subquery(let collection, _, let predicate):
+            return max(collection.depth, predicate.depth)
+        case .conditional(let predicate, let t, let f):
+            return max(predicate.depth, t.depth, f.depth)
+        case .block(_, let arguments):
+            return most(arguments ?? [])
+        }
     }
 
     // MARK: Apple's initializers

@@ -22,9 +22,13 @@ open class NSPredicate: NSObject, NSCopying, @unchecked Sendable {
     /// The base-class payload; `nil` for subclasses, which describe themselves through ``shape``.
     let baseKind: BaseKind?
 
+    /// The height of the tree under this predicate (expressions included): 1 for a leaf.
+    let depth: Int
+
     /// Creates a predicate that always evaluates to `value` (`TRUEPREDICATE`/`FALSEPREDICATE`).
     public init(value: Bool) {
         baseKind = .value(value)
+        depth = 1
         super.init()
     }
 
@@ -33,12 +37,14 @@ open class NSPredicate: NSObject, NSCopying, @unchecked Sendable {
     /// Block predicates evaluate in memory only; a SQL store refuses them at fetch time.
     public init(block: @escaping @Sendable (Any?, [String: Any]?) -> Bool) {
         baseKind = .block(block)
+        depth = 1
         super.init()
     }
 
-    /// The designated initializer of the subclasses.
-    init(subclass: Void) {
+    /// The designated initializer of the subclasses, with the depth of their tree.
+    init(subclassDepth: Int) {
         baseKind = nil
+        depth = subclassDepth
         super.init()
     }
 

@@ -122,3 +122,21 @@ import Testing
         #expect(lines[6] == "error: invalid JSON in line 8 at $.object: $date needs an ISO 8601 string, not 3")
     }
 }
+
+extension PredicateCommandTests {
+    /// An error message that quotes a line break (or another control character) stays on its
+    /// case's one output line.
+    @Test func caseErrorsStayOnOneLine() {
+        let text = #"{"format": "name ==\n"}"# + "\n" + #"{"format": "a MATCHES '(\t'", "object": {"a": "x"}}"# + "\n"
+            + #"{"format": "\u2028 ?"}"#
+        let lines = PredicateTool.evaluateCases(text)
+        #expect(lines.count == 3)
+        for line in lines {
+            #expect(line.hasPrefix("error: "))
+            #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "\u{2028}" }, "\(line)")
+        }
+        #expect(lines[0].contains(#"name ==\n"#))
+        #expect(lines[1].contains(#"(\t"#))
+        #expect(PredicateTool.oneLine("a\r\nb\u{0}c\u{2029}") == #"a\r\nb\u{0}c\u{2029}"#)
+    }
+}

@@ -75,6 +75,15 @@ import Testing
         #expect(rule.kind == .invalidValue)
     }
 
+    /// A fetch request template whose predicate is a chain too long to walk safely is refused
+    /// like any malformed predicate (and one within the limit prints back), never a crash.
+    @Test func deepFetchRequestTemplatesAreRefused() throws {
+        let chain = Array(repeating: "1", count: 20_000).joined(separator: " + ")
+        let deep = try #require(error(model(#"<entity name="A"/><fetchRequest name="F" entity="A" predicateString="x == \#(chain)"/>"#)))
+        #expect(deep.kind == .invalidValue && deep.element == "fetch request 'F'")
+        #expect(deep.message.contains("levels deep"))
+    }
+
     @Test func overridingAnInheritedPropertyIsRefused() throws {
         let failure = try #require(error(model("""
             <entity name="Car"><attribute name="model" attributeType="String"/></entity>

@@ -88,7 +88,7 @@ enum FormatAST {
 
     @Test func constants() {
         let cases: [(Any?, String)] = [
-        (nil as Any?, "nil"), (NSNull(), "nil"), ("plain", #""plain""#), (#"say "hi" \ bye"#, #""say \"hi\" \\ bye""#),
+        (nil as Any?, "nil"), (NSNull(), "<null>"), ("plain", #""plain""#), (#"say "hi" \ bye"#, #""say \"hi\" \\ bye""#),
         (true, "1"), (false, "0"), (3, "3"), (-3, "-3"), (Int8(-8), "-8"), (Int16(16), "16"), (Int32(32), "32"),
         (Int64.max, "9223372036854775807"), (UInt(7), "7"), (UInt8(8), "8"), (UInt16(16), "16"), (UInt32(32), "32"),
         (UInt64.max, "18446744073709551615"), (3.5, "3.5"), (2.0, "2"), (0.1, "0.1"), (-2.25, "-2.25"),

@@ -42,6 +42,12 @@ import Testing
         "age + 10 > 40", "age * 2 == 60", "price - 1 > 8", "age / 2 == 15", "age / 4 > 7", "-age < -20", "age + price > 39",
         "age + nil == nil", "abs:(score) > 50", "lowercase:(name) == 'alice'", "uppercase:(name) BEGINSWITH 'JO'",
         "createdAt < date", "date > CAST(600000000, 'NSDate')", "date == nil",
+        // Bitwise operators: SQL's own on integer columns, the evaluator's function otherwise.
+        "age & 1 == 0", "(age & 4) != 0", "age | 1 == 31", "age ^ 1 > 30", "~age < -30", "age << 1 > 60",
+        "age >> 1 == 15", "bitwiseAnd:with:(age, 2) == 2", "age & quantity == 0", "(age & 8) << 1 == 16",
+        "isCompleted | 0 == 1", "age & score > 0", "age & 3 ^ 1 == 0",
+        // Type identifiers, through the evaluator's comparison.
+        "name UTI-EQUALS 'ALICE'", "name UTI-CONFORMS-TO 'alice'", "NOT name UTI-CONFORMS-TO 'Alice'",
     ]
 
     /// One fixture for the whole table (building a store per case would dominate the time).
@@ -111,6 +117,24 @@ import Testing
             return
         }
         #expect(message.contains(construct), "\(message)")
+    }
+
+    /// An invalid regular expression is an error in both stores, never a silent answer.
+    @Test func invalidRegularExpressionsFailInBothStores() throws {
+        let fixture = try Self.fixture()
+        let request = fixture.request("Item", NSPredicate(format: "name MATCHES 'a)|(b'"))
+        do {
+            _ = try fixture.memoryKeys(request)
+            Issue.record("the in-memory store answered an invalid pattern")
+        } catch {
+            #expect("\(error)".contains("'a)|(b' is not a valid regular expression"), "\(error)")
+        }
+        do {
+            _ = try fixture.sqlKeys(request)
+            Issue.record("SQLite answered an invalid pattern")
+        } catch {
+            #expect("\(error)".contains("a)|(b"), "\(error)")
+        }
     }
 
     @Test func blockPredicatesAreRefused() throws {

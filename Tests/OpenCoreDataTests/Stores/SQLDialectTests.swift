@@ -34,6 +34,11 @@ import Testing
             expression + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
         }
         func functionName(_ function: SQLFunctions.Registered) -> String { "ocd." + function.rawValue }
+        /// PostgreSQL's exclusive or is `#`.
+        func bitwise(_ op: SQLBitwiseOperator, _ operands: [SQLFragment]) -> SQLFragment {
+            if op == .xor { return (operands[0] + " # " + operands[1]).parenthesized }
+            return base.bitwise(op, operands)
+        }
     }
 
     @Test func theCompilerWritesInTheDialectItIsGiven() throws {
@@ -48,6 +53,23 @@ import Testing
             .objects(request, entity: request.entity!)
         #expect(statement.sql == #"SELECT t0."Z_PK", t0."Z_ENT" FROM "ZITEM" AS t0 WHERE ((t0."ZAGE" > $1) AND ((ocd.ocd_predicate(4, t0."ZNAME", $2, 1) = 1)) AND (t0."ZISCOMPLETED" IS NOT DISTINCT FROM $3) AND (NOT (TRUE))) ORDER BY t0."ZNAME" COLLATE "ocd_localizedStandardCompare" ASC NULLS FIRST, t0."Z_PK" ASC NULLS FIRST LIMIT $4 OFFSET $5"#)
         #expect(statement.bindings == [.integer(1), .text("a?b"), .integer(1), .integer(5), .integer(2)])
+    }
+
+    /// Bitwise operators on integers compile to the dialect's operators (PostgreSQL's `#` for
+    /// exclusive or); on other numbers, to the evaluator's function.
+    @Test func bitwiseOperatorsCompileThroughTheDialect() throws {
+        let model = SQLTestModel.make()
+        func sql(_ format: String, _ dialect: any SQLDialect) throws -> String {
+            let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
+            request.entity = model.entitiesByName["Item"]
+            request.predicate = NSPredicate(format: format)
+            return try SQLFetchCompiler(mapping: TestSchemaMapping(model: model), dialect: dialect).objects(request, entity: request.entity!).sql
+        }
+        #expect(try sql("age ^ 3 == 0", NumberedDialect()).contains(#"(t0."ZAGE" # $1)"#))
+        #expect(try sql("age ^ 3 == 0", SQLiteDialect()).contains("((t0.ZAGE | ?) - (t0.ZAGE & ?))"))
+        #expect(try sql("(age & 4) != 0", SQLiteDialect()).contains("(t0.ZAGE & ?)"))
+        #expect(try sql("~age << 2 > 1 OR age >> 1 | 1 == 3", SQLiteDialect()).contains("((~t0.ZAGE) << ?)"))
+        #expect(try sql("price & 1 == 1", SQLiteDialect()).contains("ocd_function("), "a Double column goes through the evaluator")
     }
 
     @Test func finishNumbersOnlyPlaceholdersOutsideQuotes() {

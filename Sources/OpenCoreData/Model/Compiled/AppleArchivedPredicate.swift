@@ -14,11 +14,46 @@ import Foundation
 /// (`NSPredicate`, `NSTrueExpression`, `NSFalseExpression`) and `NSAnyKeyExpression`.
 /// Block predicates, block expressions and custom-selector operators cannot be archived usefully
 /// and are refused with a ``ManagedObjectModelError`` of kind `invalidValue`.
+///
+/// The archive is read recursively, so its nesting is bounded as the format parser bounds a
+/// tree (``PredicateParser/maximumTreeDepth``): a deeper (or cyclic) archive is refused with an
+/// `invalidCompiledModel` error instead of overflowing the stack.
 struct AppleArchivedPredicate {
     let file: URL
     let element: String?
+    /// How deeply the reader has recursed; a class so that the non-mutating readers can count.
+    private let nesting = Nesting()
+
+    init(file: URL, element: String?) {
+        self.file = file
+        self.element = element
+    }
+
+    private final class Nesting {
+        var level = 0
+    }
+
+    /// Runs `read` one level deeper, refusing archives nested deeper than a parsed tree may be.
+    private func nested<T>(_ read: () throws -> T) throws -> T {
+        guard nesting.level < PredicateParser.maximumTreeDepth else {
+            throw ManagedObjectModelError(.invalidCompiledModel,
+                                          "archived predicate: nested more than \(PredicateParser.maximumTreeDepth) levels deep",
+                                          file: file, element: element)
+        }
+        nesting.level += 1
+        defer { nesting.level -= 1 }
+        return try read()
+    }
 
     func predicate(_ node: KeyedArchive.Node) throws -> NSPredicate {
+        try nested { try readPredicate(node) }
+    }
+
+    func expression(_ node: KeyedArchive.Node) throws -> NSExpression {
+        try nested { try readExpression(node) }
+    }
+
+    private func readPredicate(_ node: KeyedArchive.Node) throws -> NSPredicate {
         let className = node.className ?? "a non-object"
         switch className {
         case "NSTruePredicate": return NSPredicate(value: true)
@@ -37,7 +72,7 @@ struct AppleArchivedPredicate {
         }
     }
 
-    func expression(_ node: KeyedArchive.Node) throws -> NSExpression {
+    private func readExpression(_ node: KeyedArchive.Node) throws -> NSExpression {
         let className = node.className ?? "a non-object"
         switch className {
         case "NSConstantValueExpression":

@@ -19,6 +19,8 @@
 ///   shifts past 63 bits give 0 (or -1 for a negative right shift).
 /// - `uppercase:`/`lowercase:` need strings; `now` is the current date, `random` a `Double` in
 ///   [0, 1); `noindex:` returns its argument.
+/// - `distanceToLocation:fromLocation:` takes two locations (see ``GeographicCoordinate``) and
+///   gives the great-circle distance in metres as a `Double`; nil when either is nil.
 enum BuiltinFunctionName {
     /// Every function name ``BuiltinFunctions`` understands, with its number of arguments
     /// (`nil`: one collection or any number of values).
@@ -30,7 +32,7 @@ enum BuiltinFunctionName {
         "leftshift:by:": 2, "rightshift:by:": 2,
         "sqrt:": 1, "log:": 1, "ln:": 1, "exp:": 1, "floor:": 1, "ceiling:": 1, "abs:": 1, "trunc:": 1,
         "onesComplement:": 1, "uppercase:": 1, "lowercase:": 1, "noindex:": 1,
-        "random": 0, "now": 0,
+        "random": 0, "now": 0, "distanceToLocation:fromLocation:": 2,
         "objectFrom:withIndex:": 2, "castObject:toType:": 2,
     ]
 }
@@ -63,17 +65,32 @@ struct BuiltinFunctions {
 
     /// `FUNCTION(receiver, selector, arguments…)`.
     ///
-    /// In order: a ``PredicateFunctionTarget`` receiver that answers the selector; a built-in
-    /// function name, called with the receiver as its first argument (the receiver is ignored by
-    /// `now` and `random`); and these Foundation selectors: `length`, `uppercaseString`,
-    /// `lowercaseString`, `stringByAppendingString:` (strings), `intValue`, `integerValue`,
-    /// `longLongValue`, `doubleValue`, `floatValue`, `boolValue`, `stringValue` (numbers),
-    /// `timeIntervalSinceReferenceDate`, `timeIntervalSince1970` (dates), `count` (collections),
-    /// `description`, `valueForKey:` and `valueForKeyPath:` (anything). A nil receiver answers
-    /// nil to any selector that is not a built-in function, as a message to nil does.
+    /// In order: a ``PredicateFunctionTarget`` receiver that answers the selector; a method
+    /// registered in ``PredicateFunctionRegistry`` for the receiver's type; a built-in function
+    /// name, called with the receiver as its first argument (the receiver is ignored by `now` and
+    /// `random`); and these Foundation selectors, with `NSString`'s and `NSNumber`'s meaning:
+    /// - strings: `length`, `uppercaseString`, `lowercaseString`, `capitalizedString`,
+    ///   `lastPathComponent`, `pathExtension`, `stringByDeletingPathExtension`,
+    ///   `stringByDeletingLastPathComponent`, `stringByAppendingString:`,
+    ///   `substringFromIndex:`, `substringToIndex:` (UTF-16 offsets; out of range throws, where
+    ///   Apple raises), `stringByReplacingOccurrencesOfString:withString:`, and `intValue`,
+    ///   `integerValue`, `longLongValue`, `doubleValue`, `floatValue`, `boolValue` (parsed as
+    ///   `NSString` parses them);
+    /// - numbers: `intValue`, `integerValue`, `longLongValue`, `doubleValue`, `floatValue`,
+    ///   `boolValue`, `stringValue`;
+    /// - dates: `timeIntervalSinceReferenceDate`, `timeIntervalSince1970`;
+    /// - collections: `count`; anything: `description`, `valueForKey:`, `valueForKeyPath:`.
+    ///
+    /// A nil receiver answers nil to any selector that is not a built-in function, as a message
+    /// to nil does; any other receiver throws
+    /// ``PredicateEvaluationError/unknownSelector(selector:receiverType:)`` for a selector it does
+    /// not answer.
     func perform(_ selector: String, on receiver: Any?, arguments: [Any?]) throws -> Any? {
         if let target = receiver as? PredicateFunctionTarget, target.respondsToPredicateFunction(selector) {
             return ValueComparison.unwrap(try target.performPredicateFunction(selector, arguments: arguments))
+        }
+        if let receiver = ValueComparison.unwrap(receiver), let body = PredicateFunctionRegistry.body(for: selector, receiver: receiver) {
+            return ValueComparison.unwrap(try body(receiver, arguments))
         }
         if let arity = BuiltinFunctionName.arity[selector] {
             return try apply(selector, arity == 0 ? arguments : [receiver] + arguments)
@@ -89,7 +106,8 @@ struct BuiltinFunctions {
             case "stringByAppendingString:":
                 try Self.expectCount(selector, 1, arguments)
                 return string + (try Self.string(selector, 1, arguments[0]) ?? "")
-            default: break
+            default:
+                if let result = try Self.stringMethod(selector, string, arguments) { return result }
             }
         }
         if let number = NumericValue(receiver) {
@@ -171,6 +189,18 @@ struct BuiltinFunctions {
             return name == "uppercase:" ? s.uppercased() : s.lowercased()
         case "noindex:":
             return args[0]
+        case "distanceToLocation:fromLocation:":
+            if args.contains(where: ValueComparison.isNull) { return nil }
+            var points: [(Double, Double)] = []
+            for (index, value) in args.enumerated() {
+                guard let point = GeographicDistance.coordinate(of: value) else {
+                    throw PredicateEvaluationError.wrongArgumentType(
+                        function: name, argument: index, expected: "a location with a latitude and a longitude",
+                        typeName: ValueComparison.typeName(value))
+                }
+                points.append(point)
+            }
+            return GeographicDistance.metres(from: points[0], to: points[1])
         case "random":
             return Double.random(in: 0..<1)
         case "now":

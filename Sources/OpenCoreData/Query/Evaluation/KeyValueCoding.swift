@@ -100,13 +100,19 @@ public enum KeyValueAccess {
                   of: object)
     }
 
+    /// Reads one key at a time in a loop, so that a path of any length (`SELF.SELF.….a`) uses
+    /// constant stack.
     static func value(forPath path: ArraySlice<String>, of object: Any?) throws -> Any? {
-        let object = ValueComparison.unwrap(object)
-        guard let key = path.first else { return object }
-        if key.hasPrefix("@") {
-            return try CollectionOperator.apply(key, path: path.dropFirst(), to: object)
+        var object = ValueComparison.unwrap(object)
+        var rest = path
+        while let key = rest.first {
+            if key.hasPrefix("@") {
+                return try CollectionOperator.apply(key, path: rest.dropFirst(), to: object)
+            }
+            object = ValueComparison.unwrap(try valueForKey(key, of: object))
+            rest = rest.dropFirst()
         }
-        return try value(forPath: path.dropFirst(), of: valueForKey(key, of: object))
+        return object
     }
 
     /// One key on one value, mapping over collections.

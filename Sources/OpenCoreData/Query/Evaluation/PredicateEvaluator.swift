@@ -11,6 +11,8 @@
 /// - **`IN`**: a string right side means "left is a substring of right" (Apple's rule); a
 ///   collection right side (or a dictionary's values) means membership; null means false; any
 ///   other value throws ``PredicateEvaluationError/notACollection(construct:typeName:)``.
+/// - **`UTI-CONFORMS-TO`, `UTI-EQUALS`** need two strings (type identifiers), otherwise they
+///   are false; see ``TypeIdentifierConformance`` for the known types.
 /// - **`BETWEEN`**: the right side must be a collection of exactly two bounds;
 ///   `x BETWEEN {lo, hi}` is `x >= lo AND x <= hi`.
 /// - **Modifiers**: `ANY` is true when some element of the left collection satisfies the
@@ -114,6 +116,10 @@ struct PredicateEvaluator {
             }
             return ValueComparison.holds(.greaterThanOrEqualTo, left, bounds.elements[0], options: options)
                 && ValueComparison.holds(.lessThanOrEqualTo, left, bounds.elements[1], options: options)
+        case .utiConformsTo, .utiEquals:
+            guard let type = ValueComparison.string(left), let other = ValueComparison.string(right) else { return false }
+            return op == .utiEquals ? TypeIdentifierConformance.equals(type, other)
+                : TypeIdentifierConformance.conforms(type, to: other)
         case .customSelector:
             throw PredicateEvaluationError.unsupported(construct: "a custom selector comparison")
         }

@@ -85,6 +85,15 @@ enum StringMatching {
     }
 
     /// Whether the whole of `string` matches the regular expression `pattern`.
+    ///
+    /// The pattern is first compiled on its own, so that an invalid one (`a)|(b`, `(`) throws
+    /// ``PredicateEvaluationError/invalidRegularExpression(pattern:reason:)`` naming it instead of
+    /// being completed by the wrapper. Only a pattern valid by itself is then wrapped as
+    /// `(?:pattern)\z` and matched anchored at the start: its parentheses are balanced, so the
+    /// wrapper's `)` closes the wrapper's group and the match must cover the whole string, with
+    /// backtracking into alternatives as ICU's `matches` does (`'ab' MATCHES 'a|ab'` is true).
+    /// A `\Q` quote left open at the end of the pattern is closed first, so that it does not
+    /// swallow the wrapper.
     static func matches(_ string: String, _ pattern: String, _ options: Options) throws -> Bool {
         var regexOptions: NSRegularExpression.Options = []
         if options.contains(.caseInsensitive) && !options.contains(.normalized) {
@@ -95,11 +104,41 @@ enum StringMatching {
         let source = fold(pattern, options.contains(.normalized) ? [.normalized] : diacritics)
         let regex: NSRegularExpression
         do {
-            regex = try NSRegularExpression(pattern: "(?:" + source + ")\\z", options: regexOptions)
+            // ICU on Linux refuses an empty pattern; it matches only the empty string.
+            if !source.isEmpty { _ = try NSRegularExpression(pattern: source, options: regexOptions) }
+            let closeQuote = endsInsideQuote(source) ? "\\E" : ""
+            regex = try NSRegularExpression(pattern: "(?:" + source + closeQuote + ")\\z", options: regexOptions)
         } catch {
-            throw PredicateEvaluationError.invalidRegularExpression(pattern: pattern, reason: "\(error)")
+            throw PredicateEvaluationError.invalidRegularExpression(pattern: pattern, reason: Self.reason(error))
         }
         let range = NSRange(text.startIndex..., in: text)
         return regex.firstMatch(in: text, options: .anchored, range: range) != nil
+    }
+
+    /// Whether a `\Q` quote is still open at the end of `pattern` (ICU quotes to the end then).
+    static func endsInsideQuote(_ pattern: String) -> Bool {
+        var quoted = false
+        var escaped = false
+        var previous: Character? = nil
+        for character in pattern {
+            if quoted {
+                if previous == "\\" && character == "E" { quoted = false; previous = nil; continue }
+                previous = character
+                continue
+            }
+            if escaped {
+                escaped = false
+                if character == "Q" { quoted = true; previous = nil }
+                continue
+            }
+            if character == "\\" { escaped = true }
+        }
+        return quoted
+    }
+
+    /// Why the pattern was refused: Foundation reports only an error code.
+    private static func reason(_ error: Error) -> String {
+        let nsError = error as NSError
+        return "ICU refuses it: NSRegularExpression error \(nsError.code)"
     }
 }

@@ -13,7 +13,8 @@
 ///
 /// Parsing the output again gives an equal tree, except for what has no literal syntax
 /// (block predicates and expressions, and constants such as `Data` or `UUID`, printed as their
-/// description). `NSNull` prints as `nil` (Apple prints `<null>`, which does not parse).
+/// description). `NSNull` prints as `<null>`, as Apple prints it; Apple's parser rejects
+/// `<null>`, ours reads it back as the `NSNull` constant so that the round trip holds.
 struct PredicateFormatter {
     // MARK: Predicates
 
@@ -75,6 +76,8 @@ struct PredicateFormatter {
         case .customSelector: return "CUSTOMSELECTOR"
         case .contains: return "CONTAINS"
         case .between: return "BETWEEN"
+        case .utiConformsTo: return "UTI-CONFORMS-TO"
+        case .utiEquals: return "UTI-EQUALS"
         }
     }
 
@@ -194,7 +197,7 @@ struct PredicateFormatter {
         guard let value = ValueComparison.unwrap(value) else { return "nil" }
         switch value {
         case is NSNull:
-            return "nil"
+            return "<null>"
         case let string as String:
             return Self.quote(string)
         case let expression as NSExpression:

@@ -21,6 +21,8 @@ enum BuiltInFunctions {
         "onesComplement:",
         // Core Data helpers.
         "noindex:", "distinct:",
+        // Locations (CLLocation in Apple's; see GeographicCoordinate).
+        "distanceToLocation:fromLocation:",
         // The selectors behind `CAST(x, 'NSDate')` and `a[i]`, accepted when spelled out.
         "castObject:toType:", "objectFrom:withIndex:",
     ]

@@ -114,10 +114,11 @@ struct PredicateLexer {
     // MARK: Symbols
 
     private static let twoCharacterSymbols: Set<String> = [
-        "==", ">=", "=>", "<=", "=<", "!=", "<>", "&&", "||", "**", ":=",
+        "==", ">=", "=>", "<=", "=<", "!=", "<>", "&&", "||", "**", ":=", "<<", ">>",
     ]
     private static let oneCharacterSymbols: Set<Character> = [
         "(", ")", "{", "}", "[", "]", ",", ".", "=", "<", ">", "!", "+", "-", "*", "/",
+        "&", "|", "^", "~",
     ]
 
     private mutating func symbol() -> PredicateToken {

@@ -1,13 +1,18 @@
 /// The expression grammar, loosest binding first:
 /// ```
-/// expression  := additive (("UNION" | "INTERSECT" | "MINUS") additive)*
+/// expression  := bitOr (("UNION" | "INTERSECT" | "MINUS") bitOr)*
+/// bitOr       := bitXor ("|" bitXor)*                       bitwiseOr:with:
+/// bitXor      := bitAnd ("^" bitAnd)*                       bitwiseXor:with:
+/// bitAnd      := shift ("&" shift)*                         bitwiseAnd:with:
+/// shift       := additive (("<<" | ">>") additive)*         leftshift:by:, rightshift:by:
 /// additive    := product (("+" | "-") product)*
 /// product     := power (("*" | "/" | "%%") power)*
 /// power       := unary ["**" power]                         right-associative
-/// unary       := "-" unary | postfix                        -literal folds to a constant
+/// unary       := "-" unary | "~" unary | postfix            -literal folds to a constant;
+///                                                           ~x is onesComplement:(x)
 /// postfix     := primary ("[" index "]" | "." keypath)*
 /// primary     := number | string | %@ | %d | %f | … | $variable | keypath
-///              | NULL | NIL | TRUE | YES | FALSE | NO | SELF | ANYKEY
+///              | NULL | NIL | TRUE | YES | FALSE | NO | SELF | ANYKEY | "<null>"
 ///              | "{" [expression ("," expression)*] "}" | "(" expression ")"
 ///              | SUBQUERY "(" expression "," $variable "," predicate ")"
 ///              | FUNCTION "(" expression "," selector ["," expression]* ")"
@@ -17,17 +22,26 @@
 /// keypath     := key ("." key)*      key := word | #word | @word | %K
 /// index       := FIRST | LAST | SIZE | expression
 /// ```
+///
+/// The bitwise operators are not in Apple's documented grammar (its BNF leaves
+/// `binary_expression` open), but format strings in real apps use them (`%K & %d == 0`,
+/// `(flags & 4) != 0`). They read as the built-in functions `bitwiseAnd:with:`,
+/// `bitwiseOr:with:`, `bitwiseXor:with:`, `leftshift:by:`, `rightshift:by:` and
+/// `onesComplement:`, with C's relative precedence (shifts bind tighter than `&`, then `^`,
+/// then `|`), all tighter than the comparison, so `flags & 4 == 0` is `(flags & 4) == 0`.
+/// `predicateFormat` prints them in function form (`bitwiseAnd:with:(flags, 4)`), which parses
+/// back to the same tree; `&&` and `||` stay the logical AND and OR.
 extension PredicateParser {
     mutating func expression() throws -> NSExpression {
         try nested { try $0.setExpression() }
     }
 
     private mutating func setExpression() throws -> NSExpression {
-        var left = try additive()
+        var left = try bitwise(0)
         while let keyword = current.keyword, ["UNION", "INTERSECT", "MINUS"].contains(keyword) {
             let operatorToken = current
             advance()
-            let right = try operand(after: operatorToken) { try $0.additive() }
+            let right = try operand(after: operatorToken) { try $0.bitwise(0) }
             switch keyword {
             case "UNION": left = NSExpression(node: .unionSet(left, right))
             case "INTERSECT": left = NSExpression(node: .intersectSet(left, right))
@@ -46,6 +60,25 @@ extension PredicateParser {
         return try parse(&self)
     }
 
+    /// The bitwise operators by binding strength, loosest first.
+    private static let bitwiseLevels: [[String: String]] = [
+        ["|": "bitwiseOr:with:"], ["^": "bitwiseXor:with:"], ["&": "bitwiseAnd:with:"],
+        ["<<": "leftshift:by:", ">>": "rightshift:by:"],
+    ]
+
+    /// One level of the bitwise operators, left-associative; past the last level, `additive`.
+    private mutating func bitwise(_ level: Int) throws -> NSExpression {
+        guard level < Self.bitwiseLevels.count else { return try additive() }
+        var left = try bitwise(level + 1)
+        while case .symbol(let symbol) = current.kind, let function = Self.bitwiseLevels[level][symbol] {
+            let operatorToken = current
+            advance()
+            let right = try operand(after: operatorToken) { try $0.bitwise(level + 1) }
+            left = try built(.function(function, [left, right]), at: operatorToken)
+        }
+        return left
+    }
+
     private static let additiveFunctions = ["+": "add:to:", "-": "from:subtract:"]
     private static let productFunctions = ["*": "multiply:by:", "/": "divide:by:", "%": "modulus:by:"]
 
@@ -55,7 +88,7 @@ extension PredicateParser {
             let operatorToken = current
             advance()
             let right = try operand(after: operatorToken) { try $0.product() }
-            left = NSExpression(node: .function(function, [left, right]))
+            left = try built(.function(function, [left, right]), at: operatorToken)
         }
         return left
     }
@@ -66,7 +99,7 @@ extension PredicateParser {
             let operatorToken = current
             advance()
             let right = try operand(after: operatorToken) { try $0.power() }
-            left = NSExpression(node: .function(function, [left, right]))
+            left = try built(.function(function, [left, right]), at: operatorToken)
         }
         return left
     }
@@ -82,6 +115,12 @@ extension PredicateParser {
 
     /// Unary minus: a numeric constant is negated in place; anything else is `0 - x`.
     private mutating func unary() throws -> NSExpression {
+        if current.isSymbol("~") {
+            let operatorToken = current
+            advance()
+            let value = try operand(after: operatorToken) { try $0.nested { try $0.unary() } }
+            return NSExpression(node: .function("onesComplement:", [value]))
+        }
         guard current.isSymbol("-") else { return try postfix() }
         let operatorToken = current
         advance()
@@ -114,6 +153,7 @@ extension PredicateParser {
     private mutating func postfix() throws -> NSExpression {
         var base = try primary()
         while true {
+            let token = current
             if current.isSymbol("[") {
                 base = try subscripted(base)
             } else if try atDotAndKey() {
@@ -122,7 +162,17 @@ extension PredicateParser {
             } else {
                 return base
             }
+            try checkDepth(base, at: token)
         }
+    }
+
+    /// A node built by one of the loops that chain operands (`a + b + …`, `x[0][0]…`): the
+    /// loops read any number of operands without recursing, but the tree they build grows one
+    /// level per operand, and evaluating, printing, comparing and compiling it recurse.
+    mutating func built(_ node: NSExpression.Node, at token: PredicateToken) throws -> NSExpression {
+        let expression = NSExpression(node: node)
+        try checkDepth(expression, at: token)
+        return expression
     }
 
     /// `base[FIRST]`, `base[LAST]`, `base[SIZE]`, `base[n]`, `base["key"]`.
@@ -230,6 +280,11 @@ extension PredicateParser {
         case .symbol("{"):
             advance()
             return NSExpression(node: .aggregate(try list(closing: "}", opened: token)))
+        case .symbol("<") where peek(1).keyword == "NULL" && peek(2).isSymbol(">"):
+            // `<null>` is how Apple's predicateFormat prints an NSNull constant. Apple's parser
+            // rejects it; ours reads it back so that a printed predicate parses to an equal one.
+            advance(); advance(); advance()
+            return NSExpression(node: .constant(NSNull()))
         case .symbol("("):
             advance()
             let inner = try expression()

@@ -11,6 +11,8 @@
 /// primary     := TRUEPREDICATE | FALSEPREDICATE | "(" predicate ")"
 ///              | ("ANY" | "SOME" | "ALL" | "NONE") comparison | comparison
 /// comparison  := expression ["NOT"] operator ["[" options "]"] expression
+/// operator    := == | = | != | <> | < | <= | =< | > | >= | => | BETWEEN | IN | CONTAINS
+///              | BEGINSWITH | ENDSWITH | LIKE | MATCHES | UTI-CONFORMS-TO | UTI-EQUALS
 /// ```
 /// `NONE p` and `a NOT op b` become `NOT(ANY p)` and `NOT(a op b)`. The expression grammar is
 /// in `PredicateParser+Expressions.swift`.
@@ -26,6 +28,17 @@ struct PredicateParser {
     var depth = 0
     static let maximumDepth = 100
 
+    /// The greatest height of a parsed tree (``NSExpression/depth``, ``NSPredicate/depth``).
+    ///
+    /// The evaluator, the formatter, equality, hashing, substitution and the SQL compilers walk
+    /// trees recursively, so a tree's height must fit the smallest stack they run on: a secondary
+    /// thread's 512 KB in a debug build. Operand chains (`1 + 1 + … + 1`, `x[0][0]…[0]`) are read
+    /// iteratively but build a tree one level deeper per operand; a format whose tree would be
+    /// taller than this is refused with a ``PredicateParseError`` at the operator that crosses the
+    /// limit. Flat `AND` and `OR` chains are one level however long, and long key paths
+    /// (`SELF.SELF.….a`) are one node, so both stay unlimited. No real predicate comes close.
+    static let maximumTreeDepth = 200
+
     init(format: String, arguments: [Any?]) {
         self.format = format
         self.tokens = PredicateLexer.tokenize(format, arguments: arguments)
@@ -38,6 +51,7 @@ struct PredicateParser {
         var parser = PredicateParser(format: format, arguments: arguments)
         let predicate = try parser.predicate()
         try parser.expectEnd(expected: "AND, OR or the end of the format")
+        try parser.checkDepth(predicate.depth, at: parser.tokens[0])
         return predicate
     }
 
@@ -46,7 +60,20 @@ struct PredicateParser {
         var parser = PredicateParser(format: format, arguments: arguments)
         let expression = try parser.expression()
         try parser.expectEnd(expected: "an operator or the end of the format")
+        try parser.checkDepth(expression.depth, at: parser.tokens[0])
         return expression
+    }
+
+    /// Refuses a tree taller than ``maximumTreeDepth``, reporting the column of `token`.
+    func checkDepth(_ depth: Int, at token: PredicateToken) throws {
+        guard depth > Self.maximumTreeDepth else { return }
+        throw PredicateParseError(
+            format: format, column: token.column,
+            message: "the format nests more than \(Self.maximumTreeDepth) levels deep (a chain of that many operators or subscripts builds a tree that deep); split it or use an aggregate such as sum:({…})")
+    }
+
+    func checkDepth(_ expression: NSExpression, at token: PredicateToken) throws {
+        try checkDepth(expression.depth, at: token)
     }
 
     // MARK: Token access
@@ -227,27 +254,53 @@ struct PredicateParser {
         "ENDSWITH": .endsWith, "LIKE": .like, "MATCHES": .matches,
     ]
 
-    private static func comparisonOperator(_ token: PredicateToken) -> NSComparisonPredicate.Operator? {
-        if case .symbol(let symbol) = token.kind { return symbolOperators[symbol] }
-        return token.keyword.flatMap { keywordOperators[$0] }
+    /// The hyphenated operators, as their words: `UTI-CONFORMS-TO` and `UTI-EQUALS`.
+    private static let hyphenatedOperators: [(words: [String], type: NSComparisonPredicate.Operator)] = [
+        (["UTI", "CONFORMS", "TO"], .utiConformsTo), (["UTI", "EQUALS"], .utiEquals),
+    ]
+
+    /// The operator starting `offset` tokens ahead and how many tokens it spans, or nil.
+    ///
+    /// `UTI-CONFORMS-TO` and `UTI-EQUALS` lex as words and `-` signs; they are operators only
+    /// when written without spaces, as Apple spells them (case-insensitively).
+    private func comparisonOperator(at offset: Int) -> (type: NSComparisonPredicate.Operator, tokens: Int)? {
+        let token = peek(offset)
+        if case .symbol(let symbol) = token.kind { return Self.symbolOperators[symbol].map { ($0, 1) } }
+        guard let keyword = token.keyword else { return nil }
+        if let type = Self.keywordOperators[keyword] { return (type, 1) }
+        for (words, type) in Self.hyphenatedOperators where words[0] == keyword {
+            var column = token.column + token.text.count
+            var matched = true
+            for (i, word) in words.dropFirst().enumerated() {
+                let dash = peek(offset + 2 * i + 1), next = peek(offset + 2 * i + 2)
+                guard dash.isSymbol("-"), dash.column == column, next.keyword == word, next.column == column + 1 else {
+                    matched = false
+                    break
+                }
+                column = next.column + next.text.count
+            }
+            if matched { return (type, 2 * words.count - 1) }
+        }
+        return nil
     }
 
     private static let expectedOperator =
-        "a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE or MATCHES)"
+        "a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES, UTI-CONFORMS-TO or UTI-EQUALS)"
 
     private mutating func comparison(modifier: NSComparisonPredicate.Modifier) throws -> NSPredicate {
         let lhs = try expression()
         // `a NOT IN b` and the like read as `NOT (a IN b)`.
         var negated = false
-        if current.isKeyword("NOT"), Self.comparisonOperator(peek(1)) != nil {
+        if current.isKeyword("NOT"), comparisonOperator(at: 1) != nil {
             negated = true
             advance()
         }
-        guard let type = Self.comparisonOperator(current) else { throw unexpected(Self.expectedOperator) }
+        guard let (type, tokenCount) = comparisonOperator(at: 0) else { throw unexpected(Self.expectedOperator) }
         let operatorToken = current
-        advance()
+        let operatorText = (0..<tokenCount).map { peek($0).text }.joined()
+        for _ in 0..<tokenCount { advance() }
         let (options, letters) = try comparisonOptions(after: operatorToken)
-        let spelled = operatorToken.text + (letters.map { "[\($0)]" } ?? "")
+        let spelled = operatorText + (letters.map { "[\($0)]" } ?? "")
         if case .end = current.kind { throw unexpected("an expression", after: Self.quote(spelled)) }
         let rhs = try expression()
         let comparison = NSComparisonPredicate(

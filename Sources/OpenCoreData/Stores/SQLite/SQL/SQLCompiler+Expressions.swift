@@ -149,11 +149,30 @@ extension SQLCompiler {
             }
             return try evaluatedCall(name, [a, b], expected: .number, result: .number, expression: expression)
         }
+        if let bitwise = SQLBitwiseOperator(rawValue: name) {
+            return try bitwiseOperand(bitwise, arguments, in: scope, expression: expression)
+        }
         if let signature = Self.evaluatedFunctions[name] {
             let values = try arguments.map { try operand($0, in: scope) }
             return try evaluatedCall(name, values, expected: signature.arguments, result: signature.result, expression: expression)
         }
         throw SQLCompileError("the function \(expression)", "\(name) has no SQL form")
+    }
+
+    /// `flags & 4`, `a | b`, `a ^ b`, `a << n`, `a >> n`, `~a`: the dialect's operators when every
+    /// operand is known to be an integer; otherwise the evaluator's function (`ocd_function`),
+    /// which refuses a non-integral number as the evaluator does. A null operand gives null.
+    private func bitwiseOperand(_ op: SQLBitwiseOperator, _ arguments: [NSExpression], in scope: SQLQueryScope,
+                                expression: NSExpression) throws -> SQLOperand {
+        let values = try arguments.map { try operand($0, in: scope) }
+        guard values.count == (op == .complement ? 1 : 2) else {
+            throw SQLCompileError("the function \(expression)", "\(op.rawValue) takes \(op == .complement ? 1 : 2) arguments")
+        }
+        if values.contains(where: \.isNull) { return SQLOperand(fragment: "NULL", kind: .number, isNull: true) }
+        if values.allSatisfy(\.isInteger) {
+            return SQLOperand(fragment: dialect.bitwise(op, values.map(\.fragment)), kind: .number, knownInteger: true)
+        }
+        return try evaluatedCall(op.rawValue, values, expected: .number, result: .number, expression: expression)
     }
 
     /// `count:(rel)`, `count:(SUBQUERY(…))` and `rel[SIZE]`: the number of elements of a to-many

@@ -130,7 +130,7 @@ extension SQLCompiler {
             let right = try operand(rightExpression, in: scope)
             try rejectExternalData(op, left, right)
             return compare(left, op, right, options: options)
-        case .beginsWith, .endsWith, .like, .matches, .contains:
+        case .beginsWith, .endsWith, .like, .matches, .contains, .utiConformsTo, .utiEquals:
             return stringTest(op, left, try operand(rightExpression, in: scope), options: options)
         case .in:
             if case .aggregate(let items) = rightExpression.node {

@@ -92,6 +92,22 @@ protocol SQLDialect: Sendable {
 
     /// The name under which the database calls `function` (registered by the store).
     func functionName(_ function: SQLFunctions.Registered) -> String
+
+    /// `operands` combined by a bitwise operator, on 64-bit integers: two operands for the
+    /// binary operators, one for ``SQLBitwiseOperator/complement``.
+    func bitwise(_ op: SQLBitwiseOperator, _ operands: [SQLFragment]) -> SQLFragment
+}
+
+/// The bitwise functions of `NSExpression` that compile to SQL operators, by selector.
+///
+/// SQLite has `&`, `|`, `~`, `<<` and `>>` but no exclusive or (PostgreSQL spells it `#`).
+enum SQLBitwiseOperator: String, Sendable, CaseIterable {
+    case and = "bitwiseAnd:with:"
+    case or = "bitwiseOr:with:"
+    case xor = "bitwiseXor:with:"
+    case leftShift = "leftshift:by:"
+    case rightShift = "rightshift:by:"
+    case complement = "onesComplement:"
 }
 
 extension SQLDialect {

@@ -65,6 +65,18 @@ struct SQLOperand {
     }
     var isExactDecimalConstant = false
 
+    /// Whether the value is known to be an integer (an integer or Boolean attribute, an integer
+    /// constant, a bitwise result), so that SQL's bitwise operators compute what the evaluator does.
+    var isInteger: Bool {
+        if let type = attribute?.attributeType {
+            return [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType].contains(type)
+        }
+        if knownInteger { return true }
+        if fragment.sql == "?", fragment.bindings.count == 1, case .integer = fragment.bindings[0] { return true }
+        return false
+    }
+    var knownInteger = false
+
     static let null = SQLOperand(fragment: "NULL", kind: .unknown, isNull: true)
 }
 

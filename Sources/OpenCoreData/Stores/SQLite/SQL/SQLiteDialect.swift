@@ -61,6 +61,21 @@ struct SQLiteDialect: SQLDialect {
 
     func functionName(_ function: SQLFunctions.Registered) -> String { function.rawValue }
 
+    /// SQLite's operators; exclusive or, which SQLite lacks, is `(a | b) - (a & b)`. Shifts by
+    /// 64 or more give 0 (or -1 shifting a negative number right) and a negative count shifts
+    /// the other way, as Swift's `<<` and `>>` do in the evaluator.
+    func bitwise(_ op: SQLBitwiseOperator, _ operands: [SQLFragment]) -> SQLFragment {
+        guard operands.count == 2 else { return ("~" + operands[0]).parenthesized }
+        let (a, b) = (operands[0], operands[1])
+        switch op {
+        case .and: return (a + " & " + b).parenthesized
+        case .or: return (a + " | " + b).parenthesized
+        case .xor: return ((a + " | " + b).parenthesized + " - " + (a + " & " + b).parenthesized).parenthesized
+        case .leftShift: return (a + " << " + b).parenthesized
+        case .rightShift, .complement: return (a + " >> " + b).parenthesized
+        }
+    }
+
     /// SQLite keywords that Core Data names could collide with (an entity named `Order` maps to
     /// `ZORDER`, which is not one; `Z_` prefixes keep most names clear).
     private static let keywords: Set<String> = [
