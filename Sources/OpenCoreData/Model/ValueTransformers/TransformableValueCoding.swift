@@ -11,7 +11,8 @@ import Logging
 ///   `NSKeyedUnarchiveFromData`, `NSUnarchiveFromData`), `reverseTransformedValue(_:)` archives the
 ///   value into `Data` and `transformedValue(_:)` unarchives it; for any other transformer,
 ///   `transformedValue(_:)` turns the value into `Data` and `reverseTransformedValue(_:)` turns the
-///   `Data` back (so it must allow reverse transformation).
+///   `Data` back (called even when `allowsReverseTransformation()` is false, as Apple's Core Data
+///   does, so that a subclass overriding it works).
 ///
 /// Saving a value that can't be transformed, or naming a transformer that is not registered,
 /// throws ``TransformableValueError`` naming the entity, attribute and transformer. Reading never
@@ -53,10 +54,13 @@ enum TransformableValueCoding {
                 guard let value = transformer.transformedValue(data) else { throw TransformableValueError("it returned nil") }
                 return value
             }
-            guard type(of: transformer).allowsReverseTransformation() else {
-                throw TransformableValueError("it does not allow reverse transformation, so stored Data can't be turned back")
+            // Called whatever allowsReverseTransformation() says, as Apple's Core Data does: a
+            // subclass that overrides reverseTransformedValue(_:) reverses.
+            guard let value = transformer.reverseTransformedValue(data) else {
+                let reason = type(of: transformer).allowsReverseTransformation() ? "it returned nil"
+                    : "it returned nil (it does not allow reverse transformation)"
+                throw TransformableValueError(reason)
             }
-            guard let value = transformer.reverseTransformedValue(data) else { throw TransformableValueError("it returned nil") }
             return value
         } catch let error as TransformableValueError {
             throw TransformableValueError(
