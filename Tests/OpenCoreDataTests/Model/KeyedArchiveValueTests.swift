@@ -126,6 +126,8 @@ import Testing
         #expect(try roundTrip(uuid) as? UUID == uuid)
         #expect(try roundTrip(NSNull()) is NSNull)
         #expect(try roundTrip(Set<AnyHashable>(["a", 1])) as? Set<AnyHashable> == Set<AnyHashable>(["a", 1]))
+        #expect(try roundTrip(Set(["s", "t"])) as? Set<String> == ["s", "t"], "typed Swift sets archive as NSSet")
+        #expect(try roundTrip(["n": 1, "m": 2] as [String: Int]) as? [String: Int] == ["n": 1, "m": 2])
         #expect(throws: TransformableValueError.self, "NSOrderedSet is not among the default allowed classes") {
             try secure.archivedData(of: NSOrderedSet(array: ["x"]))
         }

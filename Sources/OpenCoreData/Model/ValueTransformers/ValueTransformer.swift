@@ -66,7 +66,7 @@ open class ValueTransformer: NSObject {
     }
 
     /// The transformer registered under `name`, or `nil` (what `ValueTransformer(forName:)` returns).
-    public static func registered(forName name: NSValueTransformerName) -> ValueTransformer? {
+    static func registered(forName name: NSValueTransformerName) -> ValueTransformer? {
         registry.withLock { $0[name.rawValue] }
     }
 
