@@ -192,6 +192,12 @@ import Testing
             """.utf8)
         let error = #expect(throws: TransformableValueError.self) { try secure.unarchivedValue(from: cycle) }
         #expect(error?.description.contains("deeper") == true)
+        var deep: Any = "leaf"
+        for _ in 0..<300 { deep = [deep] }
+        #expect(throws: TransformableValueError.self, "deeper than the documented limit") { try secure.archivedData(of: deep) }
+        var nested: Any = "leaf"
+        for _ in 0..<200 { nested = [nested] }
+        #expect(try secure.unarchivedValue(from: try secure.archivedData(of: nested)) is [Any], "200 levels are fine")
         #expect(throws: TransformableValueError.self) { try secure.archivedData(of: Decimal(1)) }
         #expect(throws: TransformableValueError.self) { try secure.archivedData(of: NSObject()) }
     }

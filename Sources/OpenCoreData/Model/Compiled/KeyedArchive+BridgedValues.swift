@@ -3,7 +3,7 @@ import Foundation
 extension KeyedArchive {
     /// How deeply archived collections may nest before unarchiving stops with an error (also
     /// what stops a collection that contains itself).
-    static let maximumValueDepth = 512
+    static let maximumValueDepth = 256
 
     /// The root object of the keyed archive `data` as a bridged Swift value (what Apple's
     /// `NSKeyedUnarchiver` returns, bridged): `String`, `Int`/`Double`/`Bool`, `Date`, `Data`,

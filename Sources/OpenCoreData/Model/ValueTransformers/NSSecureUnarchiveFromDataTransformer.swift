@@ -17,7 +17,9 @@ import Foundation
 /// only the Foundation value classes above can be unarchived or archived; another class (even
 /// when allowed) is reported as not decodable. A refused or undecodable archive makes
 /// ``transformedValue(_:)`` return `nil` (Apple logs and returns `nil` too); the stores report
-/// the reason (see ``unarchivedValue(from:)``).
+/// the reason (see ``unarchivedValue(from:)``). Values nesting deeper than 256 levels (or
+/// archives whose objects contain themselves) are refused with an error rather than exhausting
+/// the stack.
 open class NSSecureUnarchiveFromDataTransformer: ValueTransformer {
     public override init() { super.init() }
 
