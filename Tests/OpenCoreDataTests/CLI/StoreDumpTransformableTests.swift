@@ -64,6 +64,15 @@ import Testing
         try queue.write { db in try db.execute(sql: "UPDATE ZITEM SET ZPAYLOAD = ? WHERE ZTITLE = 'bad'", arguments: [garbage]) }
         try queue.close()
 
+        let reader = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: modelURL))
+        try reader.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        guard case .snapshots(let rows) = try reader.executeFetch(NSFetchRequest<NSFetchRequestResult>(entityName: "Item")) else {
+            Issue.record("no snapshots")
+            return
+        }
+        #expect(rows.first { $0.values["title"] as? String == "bad" }?.values["payload"] as? Data == garbage,
+                "the store keeps bytes it can't decode (and logs why) rather than failing the fetch")
+
         let command = try #require(try CoreDataCommand.parseAsRoot(["store", "dump", url.path, "--model", modelURL.path, "--type", "sqlite"])
                                    as? StoreDumpCommand)
         let json = try command.dump()

@@ -148,6 +148,30 @@ enum TransformableModel {
         #expect(array.map { $0["Width"] as? Double } == [198.0, 322.101])
     }
 
+    /// Binary files store the archive; files written before transformables were archived hold the
+    /// value self-described, and still read.
+    @Test func binaryFilesStoreArchivesAndOlderFilesStillRead() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Items.binary")
+        let fixture = try EveryKindFixture(storeType: NSBinaryStoreType, url: url)
+        let id = try fixture.newIDs("Item", 1)[0]
+        try fixture.coordinator.save(StoreSaveChanges(inserted: [ObjectSnapshot(objectID: id, values: ["str": "old", "info": ["k": [1, "two"]]])]))
+        #expect(try Data(contentsOf: url).range(of: Data("NSKeyedArchiver".utf8)) != nil, "the value is stored as a keyed archive")
+
+        let store = try #require(fixture.store as? BinaryStore)
+        var encoder = BinaryStoreEncoder(storeIdentifier: store.identifier)  // keeps values as they are: the older form
+        try encoder.encode(store.contents, entities: fixture.model.entities).write(to: url)
+        #expect(try Data(contentsOf: url).range(of: Data("NSKeyedArchiver".utf8)) == nil)
+        let reader = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
+        try reader.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url)
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
+        guard case .snapshots(let rows) = try reader.executeFetch(request) else { Issue.record("no snapshots"); return }
+        let info = try #require(rows.first?.values["info"] as? [String: Any])
+        let list = try #require(info["k"] as? [Any])
+        #expect(list.count == 2 && list[1] as? String == "two")
+    }
+
     @Test func xmlStoresApplesArchiveBytes() throws {
         let model = TransformableModel.make()
         let directory = try Fixtures.temporaryDirectory()
