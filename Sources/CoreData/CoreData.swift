@@ -10,3 +10,9 @@
 @_exported import class OpenCoreData.NSCompoundPredicate
 @_exported import class OpenCoreData.NSExpression
 @_exported import class OpenCoreData.NSSortDescriptor
+#if !canImport(Darwin)
+// Value transformers: swift-corelibs-foundation has none; ours stand in for Foundation's.
+@_exported import class OpenCoreData.ValueTransformer
+@_exported import class OpenCoreData.NSSecureUnarchiveFromDataTransformer
+@_exported import struct OpenCoreData.NSValueTransformerName
+#endif

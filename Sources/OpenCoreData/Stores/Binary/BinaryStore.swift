@@ -11,9 +11,9 @@
 /// - a truncated or corrupt file (bad checksum, bad structure): `NSFileReadCorruptFileError` (259);
 /// - another coordinator saved into the file since this store read it: `NSManagedObjectMergeError` (133020).
 ///
-/// Transformable attributes: with a `valueTransformerName`, the named ``ValueTransformer`` turns
-/// the value into `Data` and back; without one, the value is stored self-described (property-list
-/// values, and numbers keeping their Swift width), so no default transformer is needed.
+/// Transformable attributes: stored as the `Data` their value transformer makes
+/// (``TransformableValueCoding``; by default a keyed archive). Files written before that hold the
+/// value self-described, and still read.
 ///
 /// Differs from Apple: Apple's binary format is private and unrelated; files are not
 /// interchangeable with Apple's binary stores (use the XML or SQLite store for that).
@@ -27,11 +27,10 @@ open class BinaryStore: AtomicFileStore, @unchecked Sendable {
             makeID: { [unowned self] entity, key in NSManagedObjectID(entity: entity, store: self, primaryKey: key) },
             resolveURI: { [weak coordinator = persistentStoreCoordinator] uri in coordinator?.managedObjectID(forURIRepresentation: uri) },
             reverseTransform: { value, attribute in
-                guard let name = attribute.valueTransformerName, !name.isEmpty else { return value }
-                guard let transformer = ValueTransformer.named(name) else {
-                    throw BinaryStoreFormatError.malformed("no value transformer named '\(name)' is registered for attribute '\(attribute.name)'")
-                }
-                return transformer.reverseTransformedValue(value) ?? NSNull()
+                // Files written before transformables were always stored as Data hold the value itself.
+                guard let data = value as? Data else { return value }
+                return TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(attribute),
+                                                            transformerName: attribute.valueTransformerName)
             })
         return try translatingFormatErrors(data, url) {
             try decoder.decode(data) { metadata in
@@ -51,14 +50,12 @@ open class BinaryStore: AtomicFileStore, @unchecked Sendable {
         do {
             var encoder = BinaryStoreEncoder(storeIdentifier: identifier)
             encoder.transform = { value, attribute in
-                guard let name = attribute.valueTransformerName, !name.isEmpty else { return value }
-                guard let transformer = ValueTransformer.named(name) else {
-                    throw BinaryStoreValueError(entity: "", property: "", reason: "no value transformer named '\(name)' is registered")
+                do {
+                    return try TransformableValueCoding.storedData(value, attribute: TransformableValueCoding.label(attribute),
+                                                                   transformerName: attribute.valueTransformerName)
+                } catch let error as TransformableValueError {
+                    throw BinaryStoreValueError(entity: "", property: "", reason: error.description)
                 }
-                guard let data = transformer.transformedValue(value) as? Data else {
-                    throw BinaryStoreValueError(entity: "", property: "", reason: "value transformer '\(name)' did not turn the value into Data")
-                }
-                return data
             }
             return try encoder.encode(contents, entities: entities)
         } catch let error as BinaryStoreValueError {

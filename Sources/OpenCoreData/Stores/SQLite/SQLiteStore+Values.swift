@@ -16,9 +16,7 @@ import GRDB
 /// The SQL compiler orders, compares and takes extremes of both forms by decimal
 /// value (``SQLFunctions``).
 enum SQLiteValueCoding {
-    /// The column value of an attribute, through its value transformer when it has one.
-    /// A transformable value without a transformer is stored as it is when it is `Data`, else
-    /// as a binary property list (Apple archives it with a keyed archiver, also a binary plist).
+    /// The column value of an attribute, through its value transformer when it is transformable.
     static func databaseValue(_ value: Any?, column: SQLAttributeColumn) throws -> DatabaseValue {
         guard !column.storesExternally else {
             return ExternalData.inline(try plainDatabaseValue(value, column: column))
@@ -26,26 +24,25 @@ enum SQLiteValueCoding {
         return try plainDatabaseValue(value, column: column)
     }
 
-    /// The column value of an attribute before the external-data marker.
+    /// The column value of an attribute before the external-data marker: a transformable value
+    /// through ``TransformableValueCoding``.
     private static func plainDatabaseValue(_ value: Any?, column: SQLAttributeColumn) throws -> DatabaseValue {
-        guard column.attributeType == .transformableAttributeType, let value, !ValueComparison.isNSNull(value) else {
+        guard column.attributeType == .transformableAttributeType, let value = ModelValues.unwrap(value),
+              !ValueComparison.isNSNull(value) else {
             return try databaseValue(value, type: column.attributeType, attribute: column.attributeName)
         }
-        if let name = column.valueTransformerName, let transformer = ValueTransformer.named(name) {
-            return try databaseValue(transformer.transformedValue(value), type: .binaryDataAttributeType, attribute: column.attributeName)
+        do {
+            return try TransformableValueCoding.storedData(value, attribute: column.attributeName,
+                                                           transformerName: column.valueTransformerName).databaseValue
+        } catch let error as TransformableValueError {
+            throw PersistentStoreErrors.make(NSPersistentStoreSaveError, error.description)
         }
-        if let data = value as? Data { return data.databaseValue }
-        if let plist = SQLiteStore.propertyListValue(value),
-           let data = try? PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0) {
-            return data.databaseValue
-        }
-        return try databaseValue(value, type: .transformableAttributeType, attribute: column.attributeName)
     }
 
-    /// The attribute value of a column value, through the attribute's value transformer. A
-    /// column of an attribute that allows external storage is first read through
-    /// ``ExternalData/bytes(_:directory:)``: `externalDataDirectory` is only evaluated for a
-    /// value stored in a file.
+    /// The attribute value of a column value, through the attribute's value transformer
+    /// (``TransformableValueCoding``). A column of an attribute that allows external storage is
+    /// first read through ``ExternalData/bytes(_:directory:)``: `externalDataDirectory` is only
+    /// evaluated for a value stored in a file.
     static func value(_ databaseValue: DatabaseValue, column: SQLAttributeColumn,
                       externalDataDirectory: @autoclosure () -> URL? = nil) -> Any? {
         var databaseValue = databaseValue
@@ -55,16 +52,7 @@ enum SQLiteValueCoding {
         }
         let raw = value(databaseValue, type: column.attributeType)
         guard column.attributeType == .transformableAttributeType, let data = raw as? Data else { return raw }
-        if let name = column.valueTransformerName, let transformer = ValueTransformer.named(name),
-           type(of: transformer).allowsReverseTransformation() {
-            return transformer.reverseTransformedValue(data)
-        }
-        if data.starts(with: Array("bplist00".utf8)),
-           let decoded = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
-           !((decoded as? [String: Any])?["$archiver"] != nil) {
-            return decoded
-        }
-        return data
+        return TransformableValueCoding.loadedValue(data, attribute: column.attributeName, transformerName: column.valueTransformerName)
     }
 
     /// The column value of `value` for an attribute of `type`. Throws for a value the type
@@ -98,7 +86,6 @@ enum SQLiteValueCoding {
             if let uuid = value as? UUID { return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue }
         case .binaryDataAttributeType, .transformableAttributeType:
             if let data = value as? Data { return data.databaseValue }
-            if let string = value as? String, type == .transformableAttributeType { return Data(string.utf8).databaseValue }
         case .objectIDAttributeType:
             if let id = value as? NSManagedObjectID, !id.isTemporaryID { return id.uriRepresentation().absoluteString.databaseValue }
         case .undefinedAttributeType, .compositeAttributeType:

@@ -17,14 +17,9 @@ import Foundation
 /// | Object ID | `objectid` | the ID's URI |
 /// | Transformable | `transformable` | base64 of the transformed data |
 ///
-/// Transformables: with a `valueTransformerName`, the named `ValueTransformer` turns the
-/// value into `Data` (`transformedValue`) and back (`reverseTransformedValue`). Without one,
-/// the documented default (Apple's is `NSKeyedUnarchiveFromData`; the names
-/// `NSSecureUnarchiveFromData` and `NSKeyedUnarchiveFromData` also mean it unless a transformer is
-/// registered under them): the value is written as a
-/// binary property list, so property-list values (strings, numbers, dates, data, arrays and
-/// dictionaries of them) round-trip; reading also accepts a keyed archive. Other values can't be
-/// saved without a named transformer (`NSValidationErrorInvalidTransformable`-like save error).
+/// Transformables: the value goes through ``TransformableValueCoding`` (the attribute's value
+/// transformer, by default ``NSSecureUnarchiveFromDataTransformer``: a keyed archive, as Apple
+/// writes it), and the text is the base64 of that `Data`.
 enum XMLStoreValueCoding {
     /// The `type` spelling of an attribute type.
     static func typeName(_ type: NSAttributeType) -> String {
@@ -126,20 +121,6 @@ enum XMLStoreValueCoding {
         return result
     }
 
-    /// Apple's built-in transformer names; unless an app registers its own transformer under one
-    /// of them, they mean the default encoding.
-    static let builtInTransformerNames: Set<String> = [
-        "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer", "NSKeyedUnarchiveFromData",
-        "NSSecureUnarchiveFromDataTransformerName", "NSKeyedUnarchiveFromDataTransformerName",
-    ]
-
-    /// The name of the attribute's transformer, unless the default encoding applies.
-    private static func customTransformerName(_ attribute: NSAttributeDescription) -> String? {
-        guard let name = attribute.valueTransformerName, !name.isEmpty else { return nil }
-        if builtInTransformerNames.contains(name), ValueTransformer.named(name) == nil { return nil }
-        return name
-    }
-
     /// `text` without surrounding whitespace; the common case (none) costs no copy.
     static func trim(_ text: String) -> String {
         guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
@@ -148,35 +129,17 @@ enum XMLStoreValueCoding {
     }
 
     private static func transformedData(_ value: Any, _ attribute: NSAttributeDescription) throws -> Data {
-        if let name = customTransformerName(attribute) {
-            guard let transformer = ValueTransformer.named(name) else {
-                throw XMLStoreValueError("no value transformer named '\(name)' is registered for attribute '\(attribute.name)'")
-            }
-            guard let data = transformer.transformedValue(value) as? Data else {
-                throw XMLStoreValueError("value transformer '\(name)' did not turn the value of '\(attribute.name)' into Data")
-            }
-            return data
-        }
         do {
-            return try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
-        } catch {
-            throw XMLStoreValueError("the value of transformable attribute '\(attribute.name)' (\(type(of: value))) is not a property list; give the attribute a valueTransformerName")
+            return try TransformableValueCoding.storedData(value, attribute: TransformableValueCoding.label(attribute),
+                                                           transformerName: attribute.valueTransformerName)
+        } catch let error as TransformableValueError {
+            throw XMLStoreValueError(error.description)
         }
     }
 
     private static func reverseTransformed(_ data: Data, _ attribute: NSAttributeDescription) throws -> Any? {
-        if let name = customTransformerName(attribute) {
-            guard let transformer = ValueTransformer.named(name) else {
-                throw XMLStoreValueError("no value transformer named '\(name)' is registered for attribute '\(attribute.name)'")
-            }
-            return transformer.reverseTransformedValue(data)
-        }
-        let plist = try? PropertyListSerialization.propertyList(from: data, format: nil)
-        if let archive = plist as? [String: Any], archive["$archiver"] != nil,
-           let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) {
-            return object
-        }
-        return plist
+        TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(attribute),
+                                             transformerName: attribute.valueTransformerName)
     }
 }
 
