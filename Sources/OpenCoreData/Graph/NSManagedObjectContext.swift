@@ -352,19 +352,20 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The destinations of a to-many relationship a snapshot did not carry.
     func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) -> [NSManagedObjectID] {
-        reportingStoreError(firing: objectID, relationship: relationship.name) {
+        reportingStoreError(firing: objectID, property: relationship.name) {
             try persistentStoreCoordinator?.relatedObjectIDs(for: relationship, of: objectID)
         } ?? []
     }
 
-    /// Runs a store read for a fault, which can't throw: an error (a row the store can't read,
-    /// say) is logged as a warning naming the object, and `nil` returned. The fault then
-    /// behaves as an inaccessible one (``shouldDeleteInaccessibleFaults``), as Apple's does.
-    func reportingStoreError<T>(firing objectID: NSManagedObjectID, relationship: String? = nil, _ body: () throws -> T?) -> T? {
+    /// Runs a store read for a fault (or a fetched property), which can't throw: an error (a
+    /// row the store can't read, say) is logged as a warning naming the object, and `nil`
+    /// returned. A fault then behaves as an inaccessible one (``shouldDeleteInaccessibleFaults``),
+    /// as Apple's does; a relationship or fetched property reads as empty.
+    func reportingStoreError<T>(firing objectID: NSManagedObjectID, property: String? = nil, _ body: () throws -> T?) -> T? {
         do {
             return try body()
         } catch {
-            let what = relationship.map { "relationship '\($0)' of " } ?? ""
+            let what = property.map { "property '\($0)' of " } ?? ""
             Logger(label: "OpenCoreData.NSManagedObjectContext").warning(
                 "CoreData could not fulfill a fault for \(what)'\(objectID.uriRepresentation().absoluteString)': \(error.localizedDescription)")
             return nil

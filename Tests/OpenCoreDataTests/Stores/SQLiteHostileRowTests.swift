@@ -15,7 +15,10 @@ import Testing
         let items = GraphTestModel.relationship("items", to: item, toMany: true)
         let onShelf = GraphTestModel.relationship("shelf", to: shelf)
         GraphTestModel.pair(items, onShelf)
-        shelf.properties = [GraphTestModel.attribute("name", .stringAttributeType), items]
+        let allItems = NSFetchedPropertyDescription()
+        allItems.name = "allItems"
+        allItems.fetchRequest = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
+        shelf.properties = [GraphTestModel.attribute("name", .stringAttributeType), items, allItems]
         item.properties = [GraphTestModel.attribute("name", .stringAttributeType), GraphTestModel.attribute("date", .dateAttributeType),
                            GraphTestModel.attribute("count", .integer64AttributeType), GraphTestModel.attribute("price", .doubleAttributeType),
                            GraphTestModel.attribute("uuid", .UUIDAttributeType), onShelf]
@@ -159,6 +162,9 @@ import Testing
         Self.expectNames(error, ["table ZITEM", "column ZDATE", "row Z_PK 1"])
         let fault = context.object(with: id)
         #expect(fault.value(forKey: "name") == nil, "an inaccessible fault (the error is logged)")
+        // A fetched property can't throw either: its failed fetch is logged and reads as empty.
+        let shelf = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Shelf")).first)
+        #expect((shelf.value(forKey: "allItems") as? [Any])?.isEmpty == true)
     }
 
     @Test(arguments: [
