@@ -31,6 +31,20 @@ import Testing
         }
     }
 
+    @Test(arguments: ["NaN", "inf", "yesterday"])
+    func xmlStoreDateThatIsNoDateIsACorruptFileNamingTheAttribute(text: String) throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Dates.xml")
+        try Data(XMLStoreTests.appleSample.replacingOccurrences(of: "445103622.25000000000000000000", with: text).utf8).write(to: url)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
+        let error = try #require(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: NSXMLStoreType, configurationName: nil, at: url)
+        }
+        #expect(error.code == NSFileReadCorruptFileError)
+        #expect(error.localizedDescription.contains("'\(text)' is not a valid Date value for attribute 'hired'"), "\(error)")
+    }
+
     @Test func modelContentsNestedDeeplyIsMalformedXMLNotAStackOverflow() throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
