@@ -10,6 +10,7 @@ struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
         abstract: "Inspect and compile managed object models.",
+        discussion: CoreDataCommand.exitStatusHelp,
         subcommands: [Inspect.self, Compile.self]
     )
 

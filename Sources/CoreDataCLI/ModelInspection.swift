@@ -17,6 +17,8 @@ import OpenCoreData
 /// strings, UUIDs and URIs strings, data base64.
 enum ModelInspection {
     static func json(for model: NSManagedObjectModel) -> String {
+        // Every entity's hash at once: each ancestor is hashed once, not once per descendant.
+        let hashes = model.entityVersionHashesByName
         let entities = model.entities.map { entity -> JSONValue in
             let own = entity.properties.filter { $0.entity === entity }
             return .object([
@@ -53,7 +55,7 @@ enum ModelInspection {
                         ("predicate", fetched.fetchRequest?.predicate.map { .string($0.predicateFormat) } ?? .null),
                     ])
                 })),
-                ("versionHash", .string(entity.versionHash.base64EncodedString())),
+                ("versionHash", .string((hashes[entity.name ?? ""] ?? entity.versionHash).base64EncodedString())),
             ])
         }
         let templates = model.fetchRequestTemplatesByName.sorted { $0.key < $1.key }.map { name, request -> JSONValue in

@@ -7,6 +7,7 @@ struct PredicateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "predicate",
         abstract: "Parse, print and evaluate predicates.",
+        discussion: CoreDataCommand.exitStatusHelp,
         subcommands: [PredicateEvalCommand.self, PredicateFormatCommand.self]
     )
 }

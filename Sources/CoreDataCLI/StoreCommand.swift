@@ -18,6 +18,7 @@ struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "Convert persistent stores between types and print their contents.",
+        discussion: CoreDataCommand.exitStatusHelp,
         subcommands: [StoreMigrateCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreSaveLoopCommand.self]
     )
 

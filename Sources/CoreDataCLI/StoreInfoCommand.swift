@@ -22,13 +22,7 @@ struct StoreInfoCommand: ParsableCommand {
 
     func run() throws {
         let url = URL(fileURLWithPath: store)
-        let report: [String: Any]
-        do {
-            report = try Self.report(for: url)
-        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
-            let message = error.userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
-            throw ValidationError("\(message) (\(error.domain) error \(error.code))")
-        }
+        let report = try StoreCommandError.reporting { try Self.report(for: url) }
         let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
         print(String(decoding: data, as: UTF8.self))
     }

@@ -1,3 +1,5 @@
 import CoreDataCLI
+import Foundation
 
-CoreDataCommand.main()
+// One exit-status rule for every command (0 success, 2 failure): see CoreDataCommand.
+exit(CoreDataCommand.runAsTool())

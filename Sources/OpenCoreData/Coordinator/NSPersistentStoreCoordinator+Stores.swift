@@ -105,8 +105,10 @@ extension NSPersistentStoreCoordinator {
     /// Temporary IDs' URIs (`x-coredata:///<Entity>/t…`) give `nil`: they are only meaningful to
     /// the context that made them. Whether the object still exists is not checked, as in Core Data.
     public func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
-        guard url.scheme == "x-coredata", let host = url.host, !host.isEmpty else { return nil }
-        let components = url.path.split(separator: "/").map(String.init)
+        // Host and path components are percent-decoded one by one (see
+        // NSManagedObjectID.uriRepresentation()), so an encoded "/" stays inside its component.
+        guard url.scheme == "x-coredata", let host = url.host(percentEncoded: false), !host.isEmpty else { return nil }
+        let components = url.path(percentEncoded: true).split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
         guard components.count == 2, components[1].hasPrefix("p"),
               let key = Int64(components[1].dropFirst()), key > 0 else { return nil }
         return withLock {

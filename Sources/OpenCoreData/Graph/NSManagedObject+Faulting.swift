@@ -92,7 +92,8 @@ extension NSManagedObject {
     // MARK: Fetched properties
 
     /// The results of a fetched property, fetched on first read with `$FETCH_SOURCE` bound to the
-    /// object and `$FETCHED_PROPERTY` to the description. Empty without a context or request.
+    /// object and `$FETCHED_PROPERTY` to the description. Empty without a context or request,
+    /// and when the fetch fails (the error is logged; Apple's would raise).
     func fetchedPropertyValue(_ property: NSFetchedPropertyDescription) -> [Any] {
         if let cached = fetchedPropertyResults[property.name] { return cached }
         guard let context = managedObjectContext, let template = property.fetchRequest,
@@ -103,12 +104,11 @@ extension NSManagedObject {
         if request.entity == nil, let name = request.entityName {
             request.entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[name]
         }
-        let results: [Any]
-        do {
-            results = try context.fetch(request).map { $0 as Any }
-        } catch {
-            preconditionFailure("Fetched property '\(property.name)' of entity \(entity.name ?? "?") failed: \(error)")
-        }
+        // A fetch that fails (a store row it can't read, say) is logged, not cached: the
+        // property reads as empty until a fetch succeeds.
+        guard let results = context.reportingStoreError(firing: objectID, property: property.name, {
+            try context.fetch(request).map { $0 as Any }
+        }) else { return [] }
         fetchedPropertyResults[property.name] = results
         return results
     }

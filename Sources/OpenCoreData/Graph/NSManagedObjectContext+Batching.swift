@@ -35,7 +35,7 @@ extension NSManagedObjectContext {
         else { return false }
         let ids = group.ids(ofBatch: batch)
         let faults = ids.compactMap { registry[$0] }.filter(\.faultFlag)
-        let loaded = (try? coordinator.snapshots(for: faults.map(\.objectID))) ?? [:]
+        let loaded = reportingStoreError(firing: id) { try coordinator.snapshots(for: faults.map(\.objectID)) } ?? [:]
         for fault in faults {
             if let snapshot = loaded[fault.objectID] ?? fault.fetchedSnapshot ?? rowCache.removeValue(forKey: fault.objectID) {
                 rowCache[fault.objectID] = nil

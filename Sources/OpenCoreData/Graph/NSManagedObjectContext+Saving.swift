@@ -200,7 +200,9 @@ extension NSManagedObjectContext {
                 !$0.isTransient && !($0 is NSFetchedPropertyDescription) && object.differsFromCommitted($0)
             }
             let local = Dictionary(pending.map { ($0.name, object.storage[$0.name] as Any?) }, uniquingKeysWith: { a, _ in a })
-            let fresh = (try? persistentStoreCoordinator?.snapshots(for: [object.objectID], fresh: true))?[object.objectID]
+            let fresh = reportingStoreError(firing: object.objectID) {
+                try persistentStoreCoordinator?.snapshots(for: [object.objectID], fresh: true)
+            }?[object.objectID]
             if let snapshot = fresh ?? object.committedSnapshot { object.load(snapshot, in: self) }
             for (key, value) in local { object.storage[key] = value }
             object.awakeFromSnapshotEvents(.refresh)

@@ -1,3 +1,5 @@
+import Logging
+
 /// A scratch pad of managed objects: it tracks their changes and saves them through a coordinator.
 ///
 /// The context registers one object per ID (uniquing), keeps what was inserted, updated and
@@ -326,7 +328,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         var snapshot = object.fetchedSnapshot
         if snapshot == nil, !rowCache.isEmpty { snapshot = rowCache.removeValue(forKey: id) }
         if !refreshedFaults.isEmpty, refreshedFaults.remove(id) != nil, let coordinator = persistentStoreCoordinator {
-            snapshot = (try? coordinator.snapshots(for: [id], fresh: true))?[id]
+            snapshot = reportingStoreError(firing: id) { try coordinator.snapshots(for: [id], fresh: true) }?[id]
         }
         if snapshot == nil, !batchGroups.isEmpty, fulfillFaultFromBatch(object) { return }
         if snapshot == nil, let coordinator = persistentStoreCoordinator {
@@ -334,7 +336,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 guard rowCache[candidate] == nil, let fault = registry[candidate] else { return false }
                 return fault.faultFlag && fault.fetchedSnapshot == nil
             }
-            let loaded = (try? coordinator.snapshots(for: batch)) ?? [:]
+            let loaded = reportingStoreError(firing: id) { try coordinator.snapshots(for: batch) } ?? [:]
             snapshot = loaded[id]
             for other in batch.dropFirst() {
                 if let found = loaded[other] { rowCache[other] = found }
@@ -350,7 +352,24 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The destinations of a to-many relationship a snapshot did not carry.
     func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) -> [NSManagedObjectID] {
-        (try? persistentStoreCoordinator?.relatedObjectIDs(for: relationship, of: objectID)) ?? []
+        reportingStoreError(firing: objectID, property: relationship.name) {
+            try persistentStoreCoordinator?.relatedObjectIDs(for: relationship, of: objectID)
+        } ?? []
+    }
+
+    /// Runs a store read for a fault (or a fetched property), which can't throw: an error (a
+    /// row the store can't read, say) is logged as a warning naming the object, and `nil`
+    /// returned. A fault then behaves as an inaccessible one (``shouldDeleteInaccessibleFaults``),
+    /// as Apple's does; a relationship or fetched property reads as empty.
+    func reportingStoreError<T>(firing objectID: NSManagedObjectID, property: String? = nil, _ body: () throws -> T?) -> T? {
+        do {
+            return try body()
+        } catch {
+            let what = property.map { "property '\($0)' of " } ?? ""
+            Logger(label: "OpenCoreData.NSManagedObjectContext").warning(
+                "CoreData could not fulfill a fault for \(what)'\(objectID.uriRepresentation().absoluteString)': \(error.localizedDescription)")
+            return nil
+        }
     }
 
     /// Gives an object a new ID, keeping the registry keyed by ID.

@@ -66,14 +66,33 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     /// The ID as a URI: `x-coredata://<store UUID>/<Entity>/p<key>`, or
     /// `x-coredata:///<Entity>/t<UUID>` while temporary.
+    ///
+    /// The store identifier and entity name come from files (a store's UUID, a model's entity
+    /// names) and are percent-encoded, so any text gives a URI that reads back as the same ID
+    /// (``NSPersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` decodes them);
+    /// an Apple store's UUID and entity names need no encoding and are unchanged.
     public func uriRepresentation() -> URL {
-        let entityName = entity.name ?? "?"
+        let entityName = Self.uriComponent(entity.name ?? "?")
         switch key {
         case .temporary(let uuid):
-            return URL(string: "x-coredata:///\(entityName)/t\(uuid.uuidString)")!
+            return Self.uri("x-coredata:///\(entityName)/t\(uuid.uuidString)")
         case .primaryKey(let pk):
-            return URL(string: "x-coredata://\(storeIdentifier ?? "")/\(entityName)/p\(pk)")!
+            return Self.uri("x-coredata://\(Self.uriComponent(storeIdentifier ?? ""))/\(entityName)/p\(pk)")
         }
+    }
+
+    /// Letters, digits and `-._~` as they are, every other byte percent-encoded.
+    private static let uriAllowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// `text` percent-encoded for a URI host or path component.
+    private static func uriComponent(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: uriAllowed) ?? ""
+    }
+
+    /// The URL of `text`, made only of encoded components (always a valid URL; the fallback,
+    /// an empty `x-coredata` URI, can't happen).
+    private static func uri(_ text: String) -> URL {
+        URL(string: text) ?? URL(string: "x-coredata:") ?? URL(fileURLWithPath: "/")
     }
 
     public override func isEqual(_ object: Any?) -> Bool {

@@ -12,7 +12,10 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     public internal(set) weak var managedObjectModel: NSManagedObjectModel?
 
     /// The entity's name, unique within its model.
-    open var name: String? { willSet { checkMutable() } }
+    open var name: String? {
+        willSet { checkMutable() }
+        didSet { managedObjectModel?.entityNamesChanged() }
+    }
 
     /// The name of the class that represents the entity's objects. Defaults to `NSManagedObject`.
     open var managedObjectClassName: String! = "NSManagedObject" { willSet { checkMutable() } }
@@ -76,6 +79,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 
     /// The throwing form of setting ``subentities``.
     func setSubentities(_ newValue: [NSEntityDescription]) throws {
+        let inherited = Set(properties.map(\.name))
         for sub in newValue {
             var ancestor: NSEntityDescription? = self
             while let current = ancestor {
@@ -85,7 +89,6 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
                 }
                 ancestor = current.superentity
             }
-            let inherited = Set(properties.map(\.name))
             for descendant in [sub] + sub.allSubentities {
                 if let clash = descendant.ownProperties.first(where: { inherited.contains($0.name) }) {
                     throw overrideError(property: clash.name, in: descendant)
@@ -204,7 +207,13 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// The entity's version hash: 32 bytes that change when its schema changes.
-    open var versionHash: Data { VersionHasher.hash(of: self) }
+    ///
+    /// Computed once when the model comes into use (it is immutable then); before that, on
+    /// every call, each ancestor hashed once.
+    open var versionHash: Data { frozen?.versionHash ?? VersionHasher.hash(of: self) }
+
+    /// The hash computed when the model came into use; `nil` before.
+    var frozenVersionHash: Data? { frozen?.versionHash }
 
     // MARK: Mutability
 
@@ -224,10 +233,12 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         if !isEditable { preconditionFailure(ManagedObjectModelError.immutableModelMessage) }
     }
 
-    /// Computes the lookups once, when the model becomes immutable. Superentities first.
-    func freezeLookups() {
+    /// Computes the lookups once, when the model becomes immutable. Superentities first;
+    /// `hashes` holds the version hashes computed so far (see ``VersionHasher/Memo``).
+    func freezeLookups(hashes: VersionHasher.Memo) {
         let properties = (superentity?.properties ?? []) + ownProperties
         frozen = FrozenLookups(
+            versionHash: VersionHasher.hash(of: self, memo: hashes),
             properties: properties,
             propertiesByName: Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }),
             attributesByName: Dictionary(properties.compactMap { $0 as? NSAttributeDescription }.map { ($0.name, $0) },
@@ -237,6 +248,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     }
 
     private struct FrozenLookups {
+        var versionHash: Data
         var properties: [NSPropertyDescription]
         var propertiesByName: [String: NSPropertyDescription]
         var attributesByName: [String: NSAttributeDescription]

@@ -16,6 +16,11 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     private var editable = true
     /// The entities by name, computed once the model is immutable.
     private var frozenEntitiesByName: [String: NSEntityDescription]?
+    /// The entities by name while the model is editable: built on first use after a change to
+    /// the entities or their names (relationships look destinations up by name, so rebuilding
+    /// it per lookup made loading large models quadratic). Guarded by ``editableIndexLock``.
+    private var editableEntitiesByName: [String: NSEntityDescription]?
+    private let editableIndexLock = NSLock()
 
     /// The configuration name Core Data uses for "all entities".
     static let defaultConfigurationName = NSPersistentStore.defaultConfigurationName
@@ -34,13 +39,26 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
             for old in entityList where old.managedObjectModel === self { old.managedObjectModel = nil }
             entityList = newValue
             for entity in newValue { entity.managedObjectModel = self }
+            entityNamesChanged()
         }
     }
 
     /// The model's entities by name.
     open var entitiesByName: [String: NSEntityDescription] {
         if let frozenEntitiesByName { return frozenEntitiesByName }
-        return Dictionary(entityList.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { first, _ in first })
+        return editableIndexLock.withLock {
+            if let editableEntitiesByName { return editableEntitiesByName }
+            ModelWorkCounter.record(.entitiesByNameIndex)
+            let byName = Dictionary(entityList.compactMap { entity in entity.name.map { ($0, entity) } },
+                                    uniquingKeysWith: { first, _ in first })
+            editableEntitiesByName = byName
+            return byName
+        }
+    }
+
+    /// Forgets ``entitiesByName`` of the editable model: the entities or a name changed.
+    func entityNamesChanged() {
+        editableIndexLock.withLock { editableEntitiesByName = nil }
     }
 
     // MARK: Configurations
@@ -109,8 +127,17 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
 
     /// The version hash of each entity, by entity name.
     open var entityVersionHashesByName: [String: Data] {
-        Dictionary(entityList.compactMap { entity in entity.name.map { ($0, entity.versionHash) } },
-                   uniquingKeysWith: { first, _ in first })
+        versionHashes(of: entityList)
+    }
+
+    /// The version hashes of `entities` by name: the cached ones of a model in use, else each
+    /// entity and property hashed once for the whole list.
+    func versionHashes(of entities: [NSEntityDescription]) -> [String: Data] {
+        guard editable else {
+            return Dictionary(entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } },
+                              uniquingKeysWith: { first, _ in first })
+        }
+        return VersionHasher.hashes(of: entities)
     }
 
     /// The model's checksum, base64-encoded: the value Xcode writes in `VersionInfo.plist`
@@ -125,8 +152,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     open func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any]) -> Bool {
         guard let storeHashes = metadata[NSStoreModelVersionHashesKey] as? [String: Any],
               let entities = entities(forConfigurationName: configuration) else { return false }
-        let ours = Dictionary(entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } },
-                              uniquingKeysWith: { first, _ in first })
+        let ours = versionHashes(of: entities)
         guard Set(storeHashes.keys) == Set(ours.keys) else { return false }
         return ours.allSatisfy { name, hash in (storeHashes[name] as? Data) == hash }
     }
@@ -161,8 +187,9 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         }
         editable = false
         frozenEntitiesByName = byName
+        let hashes = VersionHasher.Memo()
         for root in entityList where root.superentity == nil {
-            for entity in [root] + root.allSubentities { entity.freezeLookups() }
+            for entity in [root] + root.allSubentities { entity.freezeLookups(hashes: hashes) }
         }
         for template in templates.values { template.isImmutableTemplate = true }
     }

@@ -100,8 +100,8 @@ struct TestSchemaMapping: SQLSchemaMapping {
     func entity(forNumber number: Int64) -> NSEntityDescription? {
         numbers.first { $0.value == number }.flatMap { model.entitiesByName[$0.key] }
     }
-    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) -> Any? {
-        SQLiteValueCoding.value(value.databaseValue, type: attribute.attributeType)
+    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) throws -> Any? {
+        try SQLiteValueCoding.value(value.databaseValue, type: attribute.attributeType)
     }
 
     private func joinColumn(_ relationship: NSRelationshipDescription) -> String {
@@ -413,7 +413,7 @@ final class SQLConsistencyFixture {
         let (statement, columns) = try SQLFetchCompiler(mapping: mapping).dictionaries(request, entity: request.entity!)
         return try database.read { db in
             try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { row in
-                columns.dictionary(from: row, mapping: mapping, store: store)
+                try columns.dictionary(from: row, mapping: mapping, store: store)
             }
         }
     }

@@ -163,19 +163,25 @@ struct CompiledModelDecoder {
             if children[parent] == nil { order.append(parent) }
             children[parent, default: []].append(entity)
         }
-        // Ancestors first: an entity is linked after every entity above it.
-        let depth: (NSEntityDescription) -> Int = { entity in
+        // Ancestors first: an entity is linked after every entity above it. Depths are counted
+        // once per entity through a dictionary (a cycle stops at the entity count; linking
+        // then reports it).
+        let parentOf = Dictionary(zip(entityDictionaries, entities).compactMap { dictionary, entity in
+            (dictionary["parent"] as? String).flatMap { parent in entity.name.map { ($0, parent) } }
+        }, uniquingKeysWith: { first, _ in first })
+        var depths: [String: Int] = [:]
+        for name in order {
             var count = 0
-            var name = entity.name
-            while let current = name, let parent = zip(entityDictionaries, entities).first(where: { $0.1.name == current })?.0["parent"] as? String {
+            var current = name
+            while let parent = parentOf[current], count <= entities.count {
                 count += 1
-                name = parent
-                if count > entities.count { break }
+                current = parent
             }
-            return count
+            depths[name] = count
         }
-        for parent in order.sorted(by: { depth(byName[$0]!) < depth(byName[$1]!) }) {
-            try byName[parent]!.setSubentities(children[parent]!)
+        for parent in order.sorted(by: { depths[$0, default: 0] < depths[$1, default: 0] }) {
+            guard let entity = byName[parent], let subs = children[parent] else { continue }
+            try entity.setSubentities(subs)
         }
         model.entities = entities
         for configuration in root["configurations"] as? [[String: Any]] ?? [] {
@@ -204,10 +210,11 @@ struct CompiledModelDecoder {
         entity.userInfo = dictionary["userInfo"] as? [String: Any]
         entity.uniquenessConstraints = (dictionary["uniqueness"] as? [[String]] ?? []).map { $0 as [Any] }
         entity.indexes = try (dictionary["indexes"] as? [[String: Any]] ?? []).map { index in
-            let elements = (index["elements"] as? [[String: Any]] ?? []).map { element in
+            let elements = try (index["elements"] as? [[String: Any]] ?? []).map { element in
                 NSFetchIndexElementDescription(
                     propertyName: element["property"] as? String ?? "",
-                    collationType: NSFetchIndexElementType(rawValue: UInt(element["collation"] as? Int ?? 0)) ?? .binary,
+                    collationType: try enumeration(NSFetchIndexElementType.self, element, "collation", default: .binary,
+                                                   context: "index '\(index["name"] as? String ?? "")' of \(context)"),
                     ascending: element["ascending"] as? Bool ?? true)
             }
             let description = NSFetchIndexDescription(name: index["name"] as? String ?? "", elements: elements)
@@ -225,9 +232,7 @@ struct CompiledModelDecoder {
         switch dictionary["kind"] as? String {
         case "attribute", "derivedAttribute":
             let attribute = dictionary["kind"] as? String == "derivedAttribute" ? NSDerivedAttributeDescription() : NSAttributeDescription()
-            guard let type = NSAttributeType(rawValue: UInt(dictionary["type"] as? Int ?? -1)) else {
-                throw ManagedObjectModelError(.invalidCompiledModel, "unknown attribute type", element: context)
-            }
+            let type = try enumeration(NSAttributeType.self, dictionary, "type", default: nil, context: context)
             attribute.attributeType = type
             if let className = dictionary["valueClassName"] as? String { attribute.attributeValueClassName = className }
             if let value = dictionary["default"] { attribute.defaultValue = CompiledValue.decode(value, type: type) }
@@ -243,10 +248,10 @@ struct CompiledModelDecoder {
             let relationship = NSRelationshipDescription()
             relationship.destinationEntityName = dictionary["destination"] as? String
             relationship.inverseName = dictionary["inverse"] as? String
-            relationship.minCount = dictionary["minCount"] as? Int ?? 0
-            relationship.maxCount = dictionary["maxCount"] as? Int ?? 1
+            relationship.minCount = try count(dictionary, "minCount", default: 0, context: context)
+            relationship.maxCount = try count(dictionary, "maxCount", default: 1, context: context)
             relationship.isOrdered = dictionary["ordered"] as? Bool ?? false
-            relationship.deleteRule = NSDeleteRule(rawValue: UInt(dictionary["deleteRule"] as? Int ?? 1)) ?? .nullifyDeleteRule
+            relationship.deleteRule = try enumeration(NSDeleteRule.self, dictionary, "deleteRule", default: .nullifyDeleteRule, context: context)
             property = relationship
         case "fetchedProperty":
             let fetched = NSFetchedPropertyDescription()
@@ -255,7 +260,8 @@ struct CompiledModelDecoder {
         case "expression":
             let description = NSExpressionDescription()
             if let format = dictionary["expression"] as? String { description.expression = try expression(format, context: context) }
-            description.expressionResultType = NSAttributeType(rawValue: UInt(dictionary["resultType"] as? Int ?? 0)) ?? .undefinedAttributeType
+            description.expressionResultType = try enumeration(NSAttributeType.self, dictionary, "resultType", default: .undefinedAttributeType,
+                                                               context: context)
             property = description
         default:
             throw ManagedObjectModelError(.invalidCompiledModel, "unknown property kind", element: context)
@@ -287,10 +293,15 @@ struct CompiledModelDecoder {
             }
         }
         request.havingPredicate = try (dictionary["having"] as? String).map { try predicate($0, context: context) }
-        request.fetchLimit = dictionary["fetchLimit"] as? Int ?? 0
-        request.fetchOffset = dictionary["fetchOffset"] as? Int ?? 0
-        request.fetchBatchSize = dictionary["fetchBatchSize"] as? Int ?? 0
-        request.resultType = NSFetchRequestResultType(rawValue: UInt(dictionary["resultType"] as? Int ?? 0))
+        request.fetchLimit = try count(dictionary, "fetchLimit", default: 0, context: context)
+        request.fetchOffset = try count(dictionary, "fetchOffset", default: 0, context: context)
+        request.fetchBatchSize = try count(dictionary, "fetchBatchSize", default: 0, context: context)
+        let resultTypes: [NSFetchRequestResultType] = [.managedObjectResultType, .managedObjectIDResultType, .dictionaryResultType, .countResultType]
+        let resultType = try count(dictionary, "resultType", default: 0, context: context)
+        guard let known = resultTypes.first(where: { $0.rawValue == UInt(resultType) }) else {
+            throw ManagedObjectModelError(.invalidCompiledModel, "resultType \(resultType) is not an NSFetchRequestResultType", element: context)
+        }
+        request.resultType = known
         request.returnsDistinctResults = dictionary["distinct"] as? Bool ?? false
         request.includesSubentities = dictionary["includesSubentities"] as? Bool ?? true
         request.includesPendingChanges = dictionary["includesPendingChanges"] as? Bool ?? true
@@ -301,6 +312,31 @@ struct CompiledModelDecoder {
         request.propertiesToFetch = dictionary["propertiesToFetch"] as? [String]
         request.propertiesToGroupBy = dictionary["propertiesToGroupBy"] as? [String]
         return request
+    }
+
+    /// The non-negative integer at `key` (`fallback` when absent). A negative or non-integer
+    /// value is an error naming the element: the compiled file is corrupt.
+    private func count(_ dictionary: [String: Any], _ key: String, default fallback: Int, context: String) throws -> Int {
+        guard let raw = dictionary[key] else { return fallback }
+        guard let value = raw as? Int, value >= 0 else {
+            throw ManagedObjectModelError(.invalidCompiledModel, "\(key) \(raw) is not a non-negative integer", element: context)
+        }
+        return value
+    }
+
+    /// The enumeration case whose raw value is the integer at `key` (`fallback` when absent;
+    /// an error when absent and there is no fallback). A negative, non-integer or unknown value
+    /// is an error naming the element.
+    private func enumeration<Value: RawRepresentable>(_ type: Value.Type, _ dictionary: [String: Any], _ key: String,
+                                                      default fallback: Value?, context: String) throws -> Value where Value.RawValue == UInt {
+        guard let raw = dictionary[key] else {
+            if let fallback { return fallback }
+            throw ManagedObjectModelError(.invalidCompiledModel, "\(key) is missing (an \(Value.self) is required)", element: context)
+        }
+        guard let number = raw as? Int, number >= 0, let value = Value(rawValue: UInt(number)) else {
+            throw ManagedObjectModelError(.invalidCompiledModel, "\(key) \(raw) is not an \(Value.self)", element: context)
+        }
+        return value
     }
 
     private func predicate(_ format: String, context: String) throws -> NSPredicate {

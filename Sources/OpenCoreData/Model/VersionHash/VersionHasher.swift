@@ -33,19 +33,53 @@ import Foundation
 ///
 /// Untested against Apple for lack of fixtures: ordered relationships (the `0x01 0x00` bytes),
 /// derived attributes, the two attribute flags and read-only properties.
+///
+/// An entity's hash takes its superentity's and every inherited property's: computed naively,
+/// a deep inheritance chain costs the cube of its depth. ``Memo`` keeps each entity's and
+/// property's hash for one computation over many entities (``hashes(of:)``), and a model in use
+/// (immutable) keeps its entities' hashes (``NSEntityDescription/versionHash``).
 enum VersionHasher {
+    /// The hashes computed so far in one computation, by entity and property identity. Only
+    /// valid while the model does not change.
+    final class Memo {
+        var entities: [ObjectIdentifier: Data] = [:]
+        var properties: [ObjectIdentifier: Data] = [:]
+        init() {}
+    }
+
+    /// The version hashes of `entities` by name, each entity and property hashed once.
+    static func hashes(of entities: [NSEntityDescription]) -> [String: Data] {
+        let memo = Memo()
+        return Dictionary(entities.compactMap { entity in entity.name.map { ($0, hash(of: entity, memo: memo)) } },
+                          uniquingKeysWith: { first, _ in first })
+    }
+
     static func hash(of entity: NSEntityDescription) -> Data {
+        hash(of: entity, memo: Memo())
+    }
+
+    /// `entity`'s hash, reusing and filling `memo`; the superentity's hash is its cached one
+    /// when its model is in use.
+    static func hash(of entity: NSEntityDescription, memo: Memo) -> Data {
+        if let known = memo.entities[ObjectIdentifier(entity)] { return known }
+        ModelWorkCounter.record(.entityVersionHash)
         var digest = SHA256()
         digest.update(utf8: entity.name ?? "")
         digest.update([entity.isAbstract ? 1 : 0])
         if let superentity = entity.superentity {
-            digest.update(hash(of: superentity))
+            digest.update(superentity.frozenVersionHash ?? hash(of: superentity, memo: memo))
         }
         let persistent = entity.properties
             .filter { ($0 is NSAttributeDescription || $0 is NSRelationshipDescription) && !$0.isTransient }
             .sorted { precedes($0.name, $1.name) }
         for property in persistent {
-            digest.update(hash(of: property))
+            if let known = memo.properties[ObjectIdentifier(property)] {
+                digest.update(known)
+            } else {
+                let computed = hash(of: property)
+                memo.properties[ObjectIdentifier(property)] = computed
+                digest.update(computed)
+            }
         }
         if let modifier = entity.versionHashModifier {
             digest.update(utf8: modifier)
@@ -57,7 +91,9 @@ enum VersionHasher {
         for constraint in constraints {
             digest.update(utf8: constraint)
         }
-        return digest.finalize()
+        let result = digest.finalize()
+        memo.entities[ObjectIdentifier(entity)] = result
+        return result
     }
 
     static func hash(of property: NSPropertyDescription) -> Data {

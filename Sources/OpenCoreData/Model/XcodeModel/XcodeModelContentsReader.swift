@@ -68,14 +68,24 @@ struct XcodeModelContentsReader {
             children[parentName, default: []].append(entity)
         }
         // Link ancestors before descendants, so that override checks see whole chains.
+        // Iterative (a deep inheritance chain must not exhaust the stack) and by dictionary (a
+        // long list of entities must not cost the square of its length).
         var linked = Set<String>()
-        func link(_ name: String) throws {
-            guard !linked.contains(name), let subs = children[name] else { return }
-            linked.insert(name)
-            if let grandparent = parents.first(where: { $0.entity.name == name })?.parent { try link(grandparent) }
-            try byName[name]!.setSubentities(subs)
+        let parentOf = Dictionary(parents.compactMap { pair in pair.entity.name.map { ($0, pair.parent) } },
+                                  uniquingKeysWith: { first, _ in first })
+        for name in parentOrder where !linked.contains(name) {
+            var chain: [String] = []
+            var current: String? = name
+            while let next = current, !linked.contains(next), children[next] != nil {
+                linked.insert(next)
+                chain.append(next)
+                current = parentOf[next]
+            }
+            for ancestorFirst in chain.reversed() {
+                guard let entity = byName[ancestorFirst], let subs = children[ancestorFirst] else { continue }
+                try entity.setSubentities(subs)
+            }
         }
-        for name in parentOrder { try link(name) }
         model.entities = entities
 
         for element in root.childElements(named: "fetchRequest") {

@@ -12,7 +12,9 @@ import Darwin
 ///
 /// - ``write(_:to:)`` writes a temporary file in the destination's directory, `fsync`s it,
 ///   renames it over the destination and `fsync`s the directory (DESIGN decision 4): after a
-///   crash the file is the old one or the new one, never a mix.
+///   crash the file is the old one or the new one, never a mix. A write killed mid-way leaves
+///   its temporary behind; ``removeStaleTemporaries(of:)`` deletes such leftovers, and the file
+///   stores call it whenever they open a store for writing.
 /// - ``read(_:storeType:)`` returns the file's bytes and fingerprint, `nil` when there is no
 ///   file (a new store), and throws Core Data's errors naming the file.
 /// - ``fingerprint(of:)`` identifies one version of a file (device, inode, size, modification
@@ -56,9 +58,7 @@ public enum AtomicFile {
     @discardableResult
     public static func write(_ data: Data, to url: URL) throws -> Fingerprint {
         let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw writeError(url, "create a temporary file in \(directory.path)") }
+        let (temporary, descriptor) = try createTemporary(for: url)
         var closed = false
         defer {
             if !closed { close(descriptor) }
@@ -90,6 +90,56 @@ public enum AtomicFile {
         }
         guard let result = fingerprint(of: url) else { throw writeError(url, "find the file after renaming it") }
         return result
+    }
+
+    /// Creates and opens a new temporary file for a write of `url`, named
+    /// `.<file name>.<UUID>.tmp` in the same directory, and holds an exclusive `flock` on it
+    /// until it is closed: ``removeStaleTemporaries(of:)`` only deletes temporaries nobody
+    /// holds, that is those of a write whose process died. A temporary deleted by a cleaner
+    /// between its creation and the lock (its link count is then 0) is replaced by a new one.
+    private static func createTemporary(for url: URL) throws -> (URL, Int32) {
+        let directory = url.deletingLastPathComponent()
+        while true {
+            let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw writeError(url, "create a temporary file in \(directory.path)") }
+            var info = stat()
+            if flock(descriptor, LOCK_EX) == 0, fstat(descriptor, &info) == 0, info.st_nlink > 0 { return (temporary, descriptor) }
+            close(descriptor)
+        }
+    }
+
+    /// Whether `name` is the name of one of ``write(_:to:)``'s temporaries for a file named
+    /// `fileName`: exactly `.<fileName>.<UUID in upper case>.tmp`.
+    static func isTemporaryName(_ name: String, of fileName: String) -> Bool {
+        let prefix = ".\(fileName).", suffix = ".tmp"
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else { return false }
+        let middle = String(name.dropFirst(prefix.count).dropLast(suffix.count))
+        return UUID(uuidString: middle)?.uuidString == middle
+    }
+
+    /// Deletes the temporaries that writes of `url` left behind when their process died
+    /// mid-write (``write(_:to:)`` renames its temporary over the file, or deletes it on a
+    /// failure, unless killed). Only files named exactly as ``write(_:to:)`` names them for
+    /// this file (``isTemporaryName(_:of:)``) are candidates, and only those no live write
+    /// holds locked are deleted; nothing else in the directory is touched. Best effort: a
+    /// temporary that can't be deleted stays. Returns the names deleted.
+    @discardableResult
+    public static func removeStaleTemporaries(of url: URL) -> [String] {
+        let directory = url.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        var removed: [String] = []
+        for name in names.sorted() where isTemporaryName(name, of: url.lastPathComponent) {
+            let path = directory.appendingPathComponent(name).path
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                  flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
+            if unlink(path) == 0 { removed.append(name) }
+        }
+        return removed
     }
 
     /// The bytes and fingerprint of the store file at `url`, or `nil` when there is no file

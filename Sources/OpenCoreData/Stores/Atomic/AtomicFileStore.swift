@@ -6,7 +6,8 @@ import Foundation
 /// ``encodeContents(_:)`` (and may override ``decodeMetadata(_:from:)`` to read only the
 /// header). This class does the rest with ``AtomicFile``:
 /// - ``loadRows()`` reads the file (`nil` when there is none: a new store) and remembers its
-///   fingerprint;
+///   fingerprint; opened for writing, it first deletes the temporaries killed writes left
+///   beside the file (``AtomicFile/removeStaleTemporaries(of:)``);
 /// - ``writeRows(_:)`` writes it atomically (temporary file, `fsync`, rename) and remembers the
 ///   new fingerprint;
 /// - ``checkStoreUnchanged()`` throws `NSManagedObjectMergeError` (133020) when the file is no
@@ -43,6 +44,9 @@ open class AtomicFileStore: AtomicStore, @unchecked Sendable {
         guard let url else { return nil }
         lock.lock()
         defer { lock.unlock() }
+        // A write killed mid-way left its temporary beside the file: delete it (never in a
+        // read-only store, which writes nothing).
+        if !isReadOnly { AtomicFile.removeStaleTemporaries(of: url) }
         guard let (data, fingerprint) = try AtomicFile.read(url, storeType: type) else {
             knownFingerprint = nil
             return nil

@@ -71,21 +71,39 @@ final class SQLiteRowLayout: @unchecked Sendable {
     /// The snapshot fields of the entity numbered `number` (empty for another table's entity).
     func fields(number: Int64) -> [Field] { fields[number] ?? [] }
 
-    /// The snapshot of the row `statement` is on (selected with ``selectList``), or `nil` when
-    /// its `Z_ENT` is not an entity of the model. With `cache`, a row the cache holds at the same
-    /// `Z_OPT` is not decoded again: the cached snapshot is returned.
-    func snapshot(at statement: SQLiteStatement, store: SQLiteStore, reusing cache: SQLiteRowCache? = nil) -> ObjectSnapshot? {
+    /// The snapshot of the row `statement` is on (selected with ``selectList``). With `cache`,
+    /// a row the cache holds at the same `Z_OPT` is not decoded again: the cached snapshot is
+    /// returned.
+    ///
+    /// A row that can't be read exactly throws `NSPersistentStoreOperationError` (134070) naming
+    /// the table, the column and the row's `Z_PK` (``rowError(_:column:statement:store:)``): a
+    /// `Z_ENT` that is NULL, not an integer or no entity stored in this table; a `Z_OPT` that
+    /// is not an integer; a value its attribute can't hold (``SQLiteValueCoding/value(_:type:)``);
+    /// a foreign key or destination entity number that is not an integer or names no entity.
+    func snapshot(at statement: SQLiteStatement, store: SQLiteStore, reusing cache: SQLiteRowCache? = nil) throws -> ObjectSnapshot {
         let number = sqlite3_column_int64(statement, 1)
-        guard let entity = entities[number], let fields = fields[number] else { return nil }
+        guard sqlite3_column_type(statement, 1) == SQLITE_INTEGER, let entity = entities[number], let fields = fields[number] else {
+            throw rowError("\(describe(statement, 1)) names no entity stored in this table", column: 1, statement: statement, store: store)
+        }
         let objectID = NSManagedObjectID(entity: entity, store: store, primaryKey: sqlite3_column_int64(statement, 0))
+        switch sqlite3_column_type(statement, 2) {
+        case SQLITE_INTEGER, SQLITE_NULL: break
+        default: throw rowError("\(describe(statement, 2)) is not a version number", column: 2, statement: statement, store: store)
+        }
         let version = sqlite3_column_int64(statement, 2)
         if let cache, let cached = cache.snapshot(for: objectID, version: version) { return cached }
         var values = [String: Any](minimumCapacity: fields.count)
         for field in fields where sqlite3_column_type(statement, field.index) != SQLITE_NULL {
             switch field.kind {
             case .attribute(let column):
-                guard let value = SQLiteValueCoding.value(DatabaseValue(sqliteStatement: statement, index: field.index), column: column,
-                                                                  externalDataDirectory: store.externalDataDirectory) else { continue }
+                let decoded: Any?
+                do {
+                    decoded = try SQLiteValueCoding.value(DatabaseValue(sqliteStatement: statement, index: field.index), column: column,
+                                                          externalDataDirectory: store.externalDataDirectory)
+                } catch {
+                    throw rowError(error.description, column: field.index, statement: statement, store: store)
+                }
+                guard let value = decoded else { continue }
                 if column.attributeType == .objectIDAttributeType {
                     // Stored as the ID's URI; it comes back when the coordinator knows its store.
                     if let uri = value as? URL, let id = store.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) {
@@ -95,14 +113,34 @@ final class SQLiteRowLayout: @unchecked Sendable {
                     values[field.name] = value
                 }
             case .toOne(var destination, let entityColumn):
-                if let entityColumn, sqlite3_column_type(statement, entityColumn) != SQLITE_NULL,
-                   let actual = store.entityDescription(number: sqlite3_column_int64(statement, entityColumn)) {
+                guard sqlite3_column_type(statement, field.index) == SQLITE_INTEGER else {
+                    throw rowError("\(describe(statement, field.index)) is not a primary key", column: field.index, statement: statement, store: store)
+                }
+                if let entityColumn, sqlite3_column_type(statement, entityColumn) != SQLITE_NULL {
+                    guard sqlite3_column_type(statement, entityColumn) == SQLITE_INTEGER,
+                          let actual = store.entityDescription(number: sqlite3_column_int64(statement, entityColumn)),
+                          actual.isKindOf(entity: destination) else {
+                        throw rowError("\(describe(statement, entityColumn)) names no entity of the relationship's destination '\(destination.name ?? "?")'",
+                                       column: entityColumn, statement: statement, store: store)
+                    }
                     destination = actual
                 }
                 values[field.name] = NSManagedObjectID(entity: destination, store: store, primaryKey: sqlite3_column_int64(statement, field.index))
             }
         }
         return ObjectSnapshot(objectID: objectID, values: values, version: version)
+    }
+
+    /// The value at `index` of the row `statement` is on, as messages show it.
+    private func describe(_ statement: SQLiteStatement, _ index: CInt) -> String {
+        SQLiteValueMismatch.describe(DatabaseValue(sqliteStatement: statement, index: index))
+    }
+
+    /// The error for a row of this table whose column at `index` can't be read (see
+    /// ``SQLiteRowErrors/unreadableRow(table:column:primaryKey:_:store:)``).
+    private func rowError(_ problem: String, column index: CInt, statement: SQLiteStatement, store: SQLiteStore) -> NSError {
+        let name = Int(index) < columns.count ? columns[Int(index)] : "column \(index)"
+        return SQLiteRowErrors.unreadableRow(table: table, column: name, primaryKey: sqlite3_column_int64(statement, 0), problem, store: store)
     }
 }
 

@@ -21,14 +21,15 @@ extension SQLiteStore {
                 return .count(try queue.inDatabase { db in try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0 })
             case .managedObjectIDResultType:
                 let statement = try compiler.objects(request, entity: entity)
+                let table = try mapping.tableName(for: entity)
                 return .objectIDs(try queue.inDatabase { db in
-                    try readObjectIDs(sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db)
+                    try readObjectIDs(sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), table: table, db: db)
                 })
             case .dictionaryResultType:
                 let (statement, columns) = try compiler.dictionaries(request, entity: entity)
                 return .dictionaries(try queue.inDatabase { db in
                     try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { row in
-                        columns.dictionary(from: row, mapping: mapping, store: self)
+                        try columns.dictionary(from: row, mapping: mapping, store: self)
                     }
                 })
             default:
@@ -38,6 +39,8 @@ extension SQLiteStore {
                     try readSnapshots(layout, sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db, reusing: rowCache)
                 })
             }
+        } catch let error as SQLiteColumnValueError {
+            throw SQLiteRowErrors.unreadableRow(table: error.table, column: error.column, primaryKey: nil, error.problem, store: self)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {
@@ -100,11 +103,18 @@ struct SQLiteCompilerMapping: SQLSchemaMapping {
         schema.entity(number: number).flatMap { model?.entitiesByName[$0.name] }
     }
 
-    /// Through ``SQLiteValueCoding``, with the attribute's column (its value transformer).
-    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) -> Any? {
-        if let column = (try? mapping(attribute.entity))?.attributes[attribute.name] {
-            return SQLiteValueCoding.value(value.databaseValue, column: column, externalDataDirectory: externalDataDirectory)
+    /// Through ``SQLiteValueCoding``, with the attribute's column (its value transformer). A
+    /// value the attribute can't hold throws ``SQLiteColumnValueError`` naming table and column.
+    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) throws -> Any? {
+        let entityMapping = try? mapping(attribute.entity)
+        let column = entityMapping?.attributes[attribute.name]
+        do {
+            if let column {
+                return try SQLiteValueCoding.value(value.databaseValue, column: column, externalDataDirectory: externalDataDirectory)
+            }
+            return try SQLiteValueCoding.value(value.databaseValue, type: attribute.attributeType)
+        } catch {
+            throw SQLiteColumnValueError(table: entityMapping?.tableName ?? "?", column: column?.column ?? attribute.name, problem: error.description)
         }
-        return SQLiteValueCoding.value(value.databaseValue, type: attribute.attributeType)
     }
 }

@@ -10,19 +10,37 @@ extension SQLiteStore {
         let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
         if tables.isEmpty { return nil }
         guard tables.contains(SQLiteSchema.metadataTable), tables.contains(SQLiteSchema.primaryKeyTable),
-              let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") else {
+              let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST, Z_VERSION FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") else {
             throw PersistentStoreErrors.make(NSFileReadCorruptFileError,
                                              "The database has no Core Data metadata (Z_METADATA, Z_PRIMARYKEY).")
         }
+        // Checked by storage class: GRDB's typed subscripts trap on a value of another type.
+        let version: Int64? = if case .int64(let number) = (row[2] as DatabaseValue).storage { number } else { nil }
         var metadata: [String: Any] = [:]
-        if let plist: Data = row["Z_PLIST"] {
-            let decoded = try PropertyListSerialization.propertyList(from: plist, options: [], format: nil)
+        switch (row[1] as DatabaseValue).storage {
+        case .null:
+            break
+        case .blob(let plist):
+            let decoded: Any
+            do {
+                decoded = try PropertyListSerialization.propertyList(from: plist, options: [], format: nil)
+            } catch {
+                throw SQLiteRowErrors.unreadableMetadata(column: "Z_PLIST", version: version, "the blob is not a property list (\(error.localizedDescription))")
+            }
             guard let dictionary = decoded as? [String: Any] else {
-                throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "Z_METADATA.Z_PLIST is not a dictionary.")
+                throw SQLiteRowErrors.unreadableMetadata(column: "Z_PLIST", version: version, "the property list is not a dictionary")
             }
             metadata = dictionary
+        default:
+            throw SQLiteRowErrors.unreadableMetadata(column: "Z_PLIST", version: version,
+                                                     "\(SQLiteValueMismatch.describe(row[1])) is not a property-list blob")
         }
-        if let uuid: String = row["Z_UUID"] { metadata[NSStoreUUIDKey] = uuid }
+        switch (row[0] as DatabaseValue).storage {
+        case .null: break
+        case .string(let uuid): metadata[NSStoreUUIDKey] = uuid
+        default:
+            throw SQLiteRowErrors.unreadableMetadata(column: "Z_UUID", version: version, "\(SQLiteValueMismatch.describe(row[0])) is not a store UUID")
+        }
         return metadata
     }
 

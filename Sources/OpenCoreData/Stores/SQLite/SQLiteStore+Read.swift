@@ -40,23 +40,45 @@ extension SQLiteStore {
         defer { sqlite3_reset(statement.sqliteStatement) }
         let cache = cache.flatMap { $0.count == 0 ? nil : $0 }   // an empty cache can't answer
         while try statement.stepRow(db) {
-            if let snapshot = layout.snapshot(at: statement.sqliteStatement, store: self, reusing: cache) { try body(snapshot, statement.sqliteStatement) }
+            try body(try layout.snapshot(at: statement.sqliteStatement, store: self, reusing: cache), statement.sqliteStatement)
         }
     }
 
-    /// Runs `sql`, which selects `Z_PK, Z_ENT` first, and makes the object ID of every row whose
-    /// entity the model has (a million IDs cost a million IDs, not a million GRDB rows).
-    func readObjectIDs(sql: String, arguments: [DatabaseValue], db: Database) throws -> [NSManagedObjectID] {
+    /// Runs `sql`, which selects `Z_PK, Z_ENT` of rows of `table` first, and makes the object ID
+    /// of every row (a million IDs cost a million IDs, not a million GRDB rows). A row whose
+    /// `Z_ENT` names no entity of the model throws (``SQLiteRowErrors``).
+    func readObjectIDs(sql: String, arguments: [DatabaseValue], table: String, db: Database) throws -> [NSManagedObjectID] {
         let statement = try db.cachedStatement(sql: sql)
         statement.rebind(arguments)
         defer { sqlite3_reset(statement.sqliteStatement) }
         var result: [NSManagedObjectID] = []
-        let entities = entitiesByNumber
+        let layout = layouts[table]
         while try statement.stepRow(db) {
-            guard let entity = entities[sqlite3_column_int64(statement.sqliteStatement, 1)] else { continue }
-            result.append(NSManagedObjectID(entity: entity, store: self, primaryKey: sqlite3_column_int64(statement.sqliteStatement, 0)))
+            let row = statement.sqliteStatement
+            if sqlite3_column_type(row, 0) == SQLITE_INTEGER, sqlite3_column_type(row, 1) == SQLITE_INTEGER,
+               let entity = layout?.entity(number: sqlite3_column_int64(row, 1)) {
+                result.append(NSManagedObjectID(entity: entity, store: self, primaryKey: sqlite3_column_int64(row, 0)))
+            } else {
+                result.append(try objectID(key: DatabaseValue(sqliteStatement: row, index: 0),
+                                           entity: DatabaseValue(sqliteStatement: row, index: 1), table: table))
+            }
         }
         return result
+    }
+
+    /// The ID of the row of `table` whose `Z_PK` and `Z_ENT` are `key` and `entity`; throws
+    /// naming the table, column and row when either is not an integer or the entity number
+    /// names no entity of the model.
+    func objectID(key: DatabaseValue, entity number: DatabaseValue, table: String) throws -> NSManagedObjectID {
+        guard case .int64(let pk) = key.storage else {
+            throw SQLiteRowErrors.unreadableRow(table: table, column: "Z_PK", primaryKey: nil,
+                                                "\(SQLiteValueMismatch.describe(key)) is not a primary key", store: self)
+        }
+        guard case .int64(let value) = number.storage, let entity = layouts[table]?.entity(number: value) else {
+            throw SQLiteRowErrors.unreadableRow(table: table, column: "Z_ENT", primaryKey: pk,
+                                                "\(SQLiteValueMismatch.describe(number)) names no entity stored in this table", store: self)
+        }
+        return NSManagedObjectID(entity: entity, store: self, primaryKey: pk)
     }
 
     /// The snapshots of rows of `layout`'s table with the primary keys `keys`, in chunks of
@@ -117,23 +139,23 @@ extension SQLiteStore {
     func relatedIDs(_ mapping: SQLToManyMapping, key: Int64, relationship: NSRelationshipDescription, db: Database) throws -> [NSManagedObjectID] {
         let schema = self.schema
         let rows: [Row]
+        let rowTable: String
         switch mapping {
         case .inverseForeignKey(let table, let column, let orderColumn, _), .destinationKey(let table, let column, let orderColumn, _):
+            rowTable = table
             let order = orderColumn.map { "\(dialect.quote($0)), Z_PK" } ?? "Z_PK"
             rows = try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT FROM \(dialect.quote(table)) WHERE \(dialect.quote(column)) = ? ORDER BY \(order)",
                                     arguments: [key])
         case .joinTable(let name, let source, let destination, let orderColumn):
             guard let destinationTable = schema.entity(named: relationship.destinationEntity?.name ?? "")?.tableName else { return [] }
+            rowTable = destinationTable
             let order = orderColumn.map { "j.\(dialect.quote($0)), t.Z_PK" } ?? "t.Z_PK"
             rows = try Row.fetchAll(db, sql: """
                 SELECT t.Z_PK, t.Z_ENT FROM \(dialect.quote(name)) j JOIN \(dialect.quote(destinationTable)) t ON t.Z_PK = j.\(dialect.quote(destination)) \
                 WHERE j.\(dialect.quote(source)) = ? ORDER BY \(order)
                 """, arguments: [key])
         }
-        return rows.compactMap { row in
-            guard let mapping = schema.entity(number: row["Z_ENT"]), let entity = modelEntity(mapping.name) else { return nil }
-            return NSManagedObjectID(entity: entity, store: self, primaryKey: row["Z_PK"])
-        }
+        return try rows.map { row in try objectID(key: row[0] as DatabaseValue, entity: row[1] as DatabaseValue, table: rowTable) }
     }
 
     // MARK: Fetching
@@ -150,7 +172,10 @@ extension SQLiteStore {
                 "The fetch request names no entity known to the \(PersistentStoreErrors.name(of: self)): '\(name)'.", stores: [self])
         }
         let kinds = request.includesSubentities ? mapping.kindNumbers : [mapping.number]
-        let entityFilter = "Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
+        // As the SQL compiler: no filter when every row of the table qualifies, so a row whose
+        // Z_ENT names no entity is read (and reported), never skipped without a word.
+        let everyRow = entity.superentity == nil && (request.includesSubentities || entity.subentities.isEmpty)
+        let entityFilter = everyRow ? "1" : "Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
         let table = dialect.quote(mapping.tableName)
         let simple = request.predicate == nil && (request.sortDescriptors ?? []).isEmpty && request.resultType != .dictionaryResultType
         if simple {
@@ -164,7 +189,7 @@ extension SQLiteStore {
                     return .count(count)
                 case .managedObjectIDResultType:
                     return .objectIDs(try readObjectIDs(sql: "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)",
-                                                        arguments: window.bindings.map(\.databaseValue), db: db))
+                                                        arguments: window.bindings.map(\.databaseValue), table: mapping.tableName, db: db))
                 default:
                     guard let layout = layouts[mapping.tableName] else { return .snapshots([]) }
                     return .snapshots(try readSnapshots(layout, sql: "SELECT \(layout.selectList) FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)",

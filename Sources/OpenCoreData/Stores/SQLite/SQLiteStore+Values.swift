@@ -44,13 +44,13 @@ enum SQLiteValueCoding {
     /// first read through ``ExternalData/bytes(_:directory:)``: `externalDataDirectory` is only
     /// evaluated for a value stored in a file.
     static func value(_ databaseValue: DatabaseValue, column: SQLAttributeColumn,
-                      externalDataDirectory: @autoclosure () -> URL? = nil) -> Any? {
+                      externalDataDirectory: @autoclosure () -> URL? = nil) throws(SQLiteValueMismatch) -> Any? {
         var databaseValue = databaseValue
         if column.storesExternally, case .blob(let stored) = databaseValue.storage {
             guard let bytes = ExternalData.bytes(stored, directory: externalDataDirectory()) else { return nil }
             databaseValue = bytes.databaseValue
         }
-        let raw = value(databaseValue, type: column.attributeType)
+        let raw = try value(databaseValue, type: column.attributeType)
         guard column.attributeType == .transformableAttributeType, let data = raw as? Data else { return raw }
         return TransformableValueCoding.loadedValue(data, attribute: column.attributeName, transformerName: column.valueTransformerName)
     }
@@ -96,33 +96,79 @@ enum SQLiteValueCoding {
     }
 
     /// The Swift value of a column value for an attribute of `type`; `nil` for NULL.
-    static func value(_ databaseValue: DatabaseValue, type: NSAttributeType) -> Any? {
+    ///
+    /// A value the attribute can't hold is an error, never a value of another type or a
+    /// silent `nil`: text or a blob in a number or date column (`'NaN'` included: SQLite stores
+    /// no NaN, and text a number column's affinity left alone is no number), a real number out
+    /// of an integer's range, text that is no URL in a URI column, a blob that is not 16 bytes
+    /// in a UUID column. Numeric text (what a column without affinity may hold) reads as its
+    /// number. The caller names the table, column and row (``SQLiteRowLayout``).
+    static func value(_ databaseValue: DatabaseValue, type: NSAttributeType) throws(SQLiteValueMismatch) -> Any? {
         switch databaseValue.storage {
         case .null: return nil
         case .int64(let int):
-            return fromNumber(int: int, double: Double(int), type: type)
+            switch type {
+            case .URIAttributeType, .objectIDAttributeType, .UUIDAttributeType, .binaryDataAttributeType, .transformableAttributeType:
+                throw SQLiteValueMismatch(databaseValue, type)
+            default:
+                return fromNumber(int: int, double: Double(int), type: type)
+            }
         case .double(let double):
-            return fromNumber(int: Int64(exactly: double.rounded(.towardZero)) ?? 0, double: double, type: type)
+            switch type {
+            case .URIAttributeType, .objectIDAttributeType, .UUIDAttributeType, .binaryDataAttributeType, .transformableAttributeType:
+                throw SQLiteValueMismatch(databaseValue, type)
+            case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+                guard let int = Int64(exactly: double.rounded(.towardZero)) else { throw SQLiteValueMismatch(databaseValue, type) }
+                return fromNumber(int: int, double: double, type: type)
+            default:
+                return fromNumber(int: Int64(exactly: double.rounded(.towardZero)) ?? 0, double: double, type: type)
+            }
         case .string(let string):
             switch type {
-            case .URIAttributeType, .objectIDAttributeType: return URL(string: string)
+            case .URIAttributeType, .objectIDAttributeType:
+                guard let url = URL(string: string) else { throw SQLiteValueMismatch(databaseValue, type) }
+                return url
             case .stringAttributeType: return string
-            case .decimalAttributeType: return Decimal(string: string)
+            case .decimalAttributeType:
+                guard let decimal = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN else {
+                    throw SQLiteValueMismatch(databaseValue, type)
+                }
+                return decimal
             case .binaryDataAttributeType, .transformableAttributeType: return Data(string.utf8)
-            default:
-                if let double = Double(string) { return fromNumber(int: Int64(double), double: double, type: type) }
-                return string
+            case .UUIDAttributeType:
+                guard let uuid = UUID(uuidString: string) else { throw SQLiteValueMismatch(databaseValue, type) }
+                return uuid
+            case .undefinedAttributeType, .compositeAttributeType: return string
+            case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+                let trimmed = string.trimmingCharacters(in: .whitespaces)
+                if let int = Int64(trimmed) { return fromNumber(int: int, double: Double(int), type: type) }
+                guard let double = Double(trimmed), double.isFinite, let int = Int64(exactly: double.rounded(.towardZero)) else {
+                    throw SQLiteValueMismatch(databaseValue, type)
+                }
+                return fromNumber(int: int, double: double, type: type)
+            case .dateAttributeType, .doubleAttributeType, .floatAttributeType:
+                guard let double = Double(string.trimmingCharacters(in: .whitespaces)), double.isFinite else {
+                    throw SQLiteValueMismatch(databaseValue, type)
+                }
+                return fromNumber(int: Int64(exactly: double.rounded(.towardZero)) ?? 0, double: double, type: type)
             }
         case .blob(let data):
             switch type {
             case .UUIDAttributeType:
-                guard data.count == 16 else { return nil }
+                guard data.count == 16 else { throw SQLiteValueMismatch(databaseValue, type) }
                 let bytes = [UInt8](data)
                 return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
             case .stringAttributeType: return String(decoding: data, as: UTF8.self)
-            case .decimalAttributeType: return Decimal(string: String(decoding: data, as: UTF8.self))
-            default: return data
+            case .decimalAttributeType:
+                guard let decimal = Decimal(string: String(decoding: data, as: UTF8.self), locale: Locale(identifier: "en_US_POSIX")),
+                      !decimal.isNaN else { throw SQLiteValueMismatch(databaseValue, type) }
+                return decimal
+            case .binaryDataAttributeType, .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType:
+                return data
+            case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
+                 .dateAttributeType, .doubleAttributeType, .floatAttributeType, .URIAttributeType, .objectIDAttributeType:
+                throw SQLiteValueMismatch(databaseValue, type)
             }
         }
     }
@@ -160,6 +206,33 @@ enum SQLiteValueCoding {
         case let value as NSNumber: return value.doubleValue
         case let value as Decimal: return NSDecimalNumber(decimal: value).doubleValue
         default: return integer(value).map(Double.init)
+        }
+    }
+}
+
+/// A column value an attribute can't hold (text in a date column, a 3-byte blob in a UUID
+/// column…): what it is and what the attribute needed, for an error that also names the table,
+/// column and row.
+struct SQLiteValueMismatch: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ value: DatabaseValue, _ type: NSAttributeType) {
+        description = "\(Self.describe(value)) is not a value of a \(type.xcodeName) attribute"
+    }
+
+    init(_ description: String) { self.description = description }
+
+    /// How a column value reads in messages: `NULL`, `integer 5`, `real 1.5`, `text 'abc'`
+    /// (the first 40 characters), `a 12-byte blob`.
+    static func describe(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: return "NULL"
+        case .int64(let int): return "integer \(int)"
+        case .double(let double): return "real \(double)"
+        case .string(let string):
+            let shown = string.count > 40 ? String(string.prefix(40)) + "…" : string
+            return "text '\(shown.replacingOccurrences(of: "\n", with: "\\n"))'"
+        case .blob(let data): return "a \(data.count)-byte blob"
         }
     }
 }

@@ -33,7 +33,15 @@ struct XMLStoreSyntaxError: Error, CustomStringConvertible {
 /// the five predefined entities and character references, comments, CDATA, processing
 /// instructions and a DOCTYPE (skipped). It never traps on bad input: every malformation is an
 /// ``XMLStoreSyntaxError``. (Foundation's `XMLParser` would need libxml2 on Linux.)
+///
+/// Elements nest at most ``maximumDepth`` deep (a store file nests four: `database`, `object`,
+/// `attribute`/`relationship`); deeper nesting is a syntax error, so a hostile file can't
+/// exhaust the stack of the recursive reader. The limit is libxml2's default, which Apple's XML
+/// store parses with.
 enum XMLStoreDocument {
+    /// How deep elements may nest (the root element is depth 1).
+    static let maximumDepth = 256
+
     /// Parses `data` and returns its root element.
     static func parse(_ data: Data) throws -> XMLStoreElement {
         try [UInt8](data).withUnsafeBufferPointer { buffer in
@@ -128,7 +136,7 @@ enum XMLStoreDocument {
         mutating func document() throws -> XMLStoreElement {
             try skipMisc()
             guard peek("<") else { throw error(atEnd ? "the file holds no element" : "expected an element") }
-            let root = try element()
+            let root = try element(depth: 1)
             try skipMisc()
             guard atEnd else { throw error("content after the root element") }
             return root
@@ -146,8 +154,11 @@ enum XMLStoreDocument {
             return String(decoding: bytes[start..<position], as: UTF8.self)
         }
 
-        mutating func element() throws -> XMLStoreElement {
+        mutating func element(depth: Int) throws -> XMLStoreElement {
             let startLine = line
+            guard depth <= XMLStoreDocument.maximumDepth else {
+                throw error("elements nest deeper than \(XMLStoreDocument.maximumDepth) levels")
+            }
             advance() // <
             var result = XMLStoreElement(name: try name(), line: startLine)
             while true {
@@ -211,7 +222,7 @@ enum XMLStoreDocument {
                 } else if peek("<?") {
                     try skip(until: "?>")
                 } else {
-                    result.children.append(try element())
+                    result.children.append(try element(depth: depth + 1))
                 }
             }
         }

@@ -102,7 +102,9 @@ enum XMLStoreValueCoding {
             case "0", "no", "false": result = false
             default: result = Int64(trimmed).map { $0 != 0 }
             }
-        case .dateAttributeType: result = Double(trimmed).map { Date(timeIntervalSinceReferenceDate: $0) }
+        case .dateAttributeType:
+            // 'NaN' and 'inf' parse as doubles but are no date Core Data writes.
+            result = Double(trimmed).flatMap { $0.isFinite ? Date(timeIntervalSinceReferenceDate: $0) : nil }
         case .doubleAttributeType: result = Double(trimmed)
         case .floatAttributeType: result = Float(trimmed)
         case .decimalAttributeType: result = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))

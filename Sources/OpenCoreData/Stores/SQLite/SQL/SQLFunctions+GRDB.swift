@@ -91,14 +91,14 @@ private struct DecimalExtreme<End: DecimalExtremeEnd>: DatabaseAggregate {
 extension Array where Element == SQLResultColumn {
     /// The dictionary result of one selected row: each column's values (one, or two for an
     /// object ID) decoded into its entry; NULL leaves the entry out.
-    func dictionary(from row: Row, mapping: any SQLSchemaMapping, store: NSPersistentStore) -> [String: Any] {
+    func dictionary(from row: Row, mapping: any SQLSchemaMapping, store: NSPersistentStore) throws -> [String: Any] {
         var result: [String: Any] = [:]
         var index = 0
         for column in self {
             let width = column.fragments.count
             let values = (index..<index + width).map { SQLValue(row[$0] as DatabaseValue) }
             index += width
-            if let value = column.decoding.decode(values, mapping: mapping, store: store) { result[column.name] = value }
+            if let value = try column.decoding.decode(values, mapping: mapping, store: store) { result[column.name] = value }
         }
         return result
     }

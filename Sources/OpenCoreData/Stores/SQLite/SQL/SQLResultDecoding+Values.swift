@@ -13,15 +13,20 @@
 ///   reads it. NULL is no entry.
 extension SQLResultDecoding {
     /// The entry's value from its column values (one, or two for an object ID); nil for NULL.
-    func decode(_ values: [SQLValue], mapping: any SQLSchemaMapping, store: NSPersistentStore) -> Any? {
+    /// An object ID whose key or entity number is not an integer or names no entity, or a value
+    /// its attribute can't hold, throws.
+    func decode(_ values: [SQLValue], mapping: any SQLSchemaMapping, store: NSPersistentStore) throws -> Any? {
         switch self {
         case .objectID:
-            guard values.count == 2, case .integer(let pk) = values[0], case .integer(let number) = values[1],
-                  let entity = mapping.entity(forNumber: number) else { return nil }
+            guard values.count == 2, values[0] != .null else { return nil }
+            guard case .integer(let pk) = values[0], case .integer(let number) = values[1],
+                  let entity = mapping.entity(forNumber: number) else {
+                throw SQLCompileError("an object ID", "its row's Z_PK \(values[0]) and Z_ENT \(values[1]) name no object of the model")
+            }
             return NSManagedObjectID(entity: entity, store: store, primaryKey: pk)
         case .value(let kind, let attribute):
             guard let value = values.first, value != .null else { return nil }
-            if let attribute { return mapping.attributeValue(value, of: attribute) }
+            if let attribute { return try mapping.attributeValue(value, of: attribute) }
             return Self.expressionValue(value, kind: kind)
         }
     }

@@ -19,8 +19,9 @@ protocol SQLSchemaMapping {
     /// The entity of a `Z_ENT` value.
     func entity(forNumber number: Int64) -> NSEntityDescription?
     /// The value of `attribute` from a non-NULL value of its column, by the store's one table
-    /// of attribute type ↔ column value (``SQLiteValueCoding`` for SQLite).
-    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) -> Any?
+    /// of attribute type ↔ column value (``SQLiteValueCoding`` for SQLite). Throws for a value
+    /// the attribute can't hold.
+    func attributeValue(_ value: SQLValue, of attribute: NSAttributeDescription) throws -> Any?
     /// The primary-key, entity and optimistic-lock column names (`Z_PK`, `Z_ENT`).
     var primaryKeyColumn: String { get }
     var entityColumn: String { get }
