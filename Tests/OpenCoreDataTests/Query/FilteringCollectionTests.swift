@@ -64,4 +64,13 @@ import Testing
         let array = NSArray(array: [old, young]).filtered(using: NSPredicate(format: "name BEGINSWITH 'W'"))
         #expect(array.count == 1 && array.first as? NSManagedObject === old)
     }
+
+    @Test func setsAndOrderedSetsSortWithOurDescriptors() {
+        let byAge = [NSSortDescriptor(key: "age", ascending: true)]
+        #expect(names(NSSet(array: people).sortedArray(using: byAge)) == ["dee", "bob", "Ann", "Cy"])
+        let ordered = NSMutableOrderedSet(array: people)
+        #expect(names(ordered.sortedArray(using: byAge)) == ["dee", "bob", "Ann", "Cy"])
+        ordered.sort(using: [NSSortDescriptor(key: "name", ascending: false)])
+        #expect(names(ordered.array) == ["dee", "bob", "Cy", "Ann"])
+    }
 }
