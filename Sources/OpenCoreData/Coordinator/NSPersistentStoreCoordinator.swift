@@ -25,7 +25,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     let operationLock = NSRecursiveLock()
 
     /// Creates a coordinator for `model`, which becomes immutable.
-    public init(managedObjectModel model: NSManagedObjectModel) {
+    ///
+    /// `required`, so that class methods and convenience initializers in extensions can call
+    /// `self.init(managedObjectModel:)`, as Apple code does. A subclass that declares its own
+    /// designated initializer must implement this one too.
+    public required init(managedObjectModel model: NSManagedObjectModel) {
         managedObjectModel = model
         super.init()
         model.freeze()

@@ -17,6 +17,13 @@ enum ManagedObjectClasses {
         return NSManagedObject.self
     }
 
+    /// A new instance of `entity`'s class, created through the class's `init(entity:insertInto:)`
+    /// (its override runs) and inserted into `context` unless `context` is creating a fault.
+    /// The one place the framework instantiates managed objects from a metatype.
+    static func instantiate(_ entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) -> NSManagedObject {
+        managedObjectClass(for: entity).init(_entity: entity, insertInto: context)
+    }
+
     /// The entity of `model` represented by `type`, for `init(context:)`.
     static func entity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
         let all = model.entities
@@ -34,6 +41,44 @@ enum ManagedObjectClasses {
         if let type = _typeByName(name) as? NSManagedObject.Type { return type }
         if let type = NSClassFromString(name) as? NSManagedObject.Type { return type }
         return nil
+    }
+}
+
+/// The initializers through which managed objects are created from a metatype:
+/// `NSManagedObject` and every subclass conform. Not in Apple's API.
+///
+/// Apple's Objective-C initializers can be called through any metatype; Swift allows that only
+/// for `required` initializers, and a `required` initializer would forbid shapes real code
+/// writes (a subclass's `convenience init(context:)` in an extension, a subclass with a
+/// designated initializer of its own). So Apple's `init(context:)` is declared on this
+/// protocol's extension rather than on the class, and so is a second `init(entity:insertInto:)`,
+/// which Swift picks where the class's designated one cannot be used (`T(entity:insertInto:)`
+/// with a generic `T`, `Self(...)` in a class method). Both go through the required
+/// initializers below, which dispatch to the class's `init(entity:insertInto:)`.
+public protocol ManagedObjectInstantiable: AnyObject {
+    /// See ``NSManagedObject/init(_entity:insertInto:)``.
+    init(_entity entity: NSEntityDescription, insertInto context: NSManagedObjectContext?)
+    /// See ``NSManagedObject/init(_context:)``.
+    init(_context context: NSManagedObjectContext)
+}
+
+extension ManagedObjectInstantiable where Self: NSManagedObject {
+    /// Creates an object of the entity whose class is this class, in `context`'s model, and
+    /// inserts it.
+    ///
+    /// The entity is found among the model's entities by the class registered with
+    /// `NSManagedObjectModel.register(_:forEntityName:)` or named by `managedObjectClassName`,
+    /// for the class the initializer is called on (also through a metatype or a generic type).
+    /// The class's `init(entity:insertInto:)` runs. Traps when the context has no coordinator or
+    /// no entity uses the class.
+    public init(context: NSManagedObjectContext) {
+        self.init(_context: context)
+    }
+
+    /// ``NSManagedObject/init(entity:insertInto:)`` through a metatype or a generic type: an
+    /// instance of the class it is called on, created by that class's `init(entity:insertInto:)`.
+    public init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        self.init(_entity: entity, insertInto: context)
     }
 }
 
@@ -63,8 +108,7 @@ extension NSEntityDescription {
         guard let entity = entity(forEntityName: entityName, in: context) else {
             preconditionFailure("insertNewObject(forEntityName:into:): no entity named '\(entityName)' in the context's model")
         }
-        let type = ManagedObjectClasses.managedObjectClass(for: entity)
-        return type.init(entity: entity, insertInto: context)
+        return ManagedObjectClasses.instantiate(entity, insertInto: context)
     }
 }
 

@@ -37,6 +37,27 @@ public class ManagedRelationshipCollection: Sequence {
         change { if list.contains(object) { owner.unlink(object, via: relationship) } }
     }
 
+    /// Adds every object of `array`, as `NSMutableSet` and `NSMutableOrderedSet` do (appended
+    /// when ordered). Traps for an element that is not a managed object, as Apple raises.
+    public func addObjects(from array: [Any]) {
+        change {
+            for element in array {
+                guard let object = element as? NSManagedObject else {
+                    throw ManagedObjectAccessError.unacceptableRelationshipValue(
+                        entity: owner.entity.name ?? "?", key: relationship.name, given: "\(type(of: element))")
+                }
+                try checked(object)
+                owner.link(object, via: relationship)
+            }
+        }
+    }
+
+    /// Removes the destinations that do not match `predicate`, as `NSMutableSet.filter(using:)`.
+    public func filter(using predicate: NSPredicate) {
+        let rejected = list.objects.filter { !predicate.evaluate(with: $0) }
+        change { for object in rejected { owner.unlink(object, via: relationship) } }
+    }
+
     /// Removes every destination.
     public func removeAllObjects() {
         change { for object in list { owner.unlink(object, via: relationship) } }
@@ -83,6 +104,11 @@ public final class ManagedSet: ManagedRelationshipCollection {
         change { for object in list where !keep.contains(object) { owner.unlink(object, via: relationship) } }
     }
 
+    /// The destinations that match `predicate`, as `NSSet.filtered(using:)`.
+    public func filtered(using predicate: NSPredicate) -> Set<AnyHashable> {
+        Set(list.objects.filter { predicate.evaluate(with: $0) }.map(AnyHashable.init))
+    }
+
     /// Replaces the destinations with `objects`.
     public func setSet<S: Sequence>(_ objects: S) where S.Element: NSManagedObject {
         change { try owner.replaceToMany(relationship, with: objects.map { $0 as NSManagedObject }) }
@@ -114,6 +140,11 @@ public final class ManagedOrderedSet: ManagedRelationshipCollection {
             owner.link(object, via: relationship)
             owner.reorderDestinations(of: relationship, like: order)
         }
+    }
+
+    /// The destinations that match `predicate`, in order, as `NSOrderedSet.filtered(using:)`.
+    public func filtered(using predicate: NSPredicate) -> NSOrderedSet {
+        NSOrderedSet(array: list.objects.filter { predicate.evaluate(with: $0) })
     }
 
     /// Removes the destination at `index`.

@@ -20,6 +20,20 @@ extension NSManagedObject: KeyValueCoding {
         target.setValue(value, forKey: last)
     }
 
+    /// The values of `keys`, `NSNull` standing for nil, as Foundation's key-value coding returns
+    /// them. Traps for a key that is not a property of the entity.
+    public func dictionaryWithValues(forKeys keys: [String]) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for key in keys { result[key] = value(forKey: key) ?? NSNull() }
+        return result
+    }
+
+    /// Sets each value of `keyedValues` with ``setValue(_:forKey:)``, `NSNull` setting nil, as
+    /// Foundation's key-value coding does.
+    public func setValuesForKeys(_ keyedValues: [String: Any]) {
+        for (key, value) in keyedValues { setValue(value, forKey: key) }
+    }
+
     /// The throwing form of ``setValue(_:forKey:)``. Not in Apple's API.
     public func setValueThrowing(_ value: Any?, forKey key: String) throws {
         guard let property = entity.propertiesByName[key] else { throw unknownKey(key) }

@@ -13,7 +13,7 @@
 ///   typed ``managedValue(forKey:)`` and ``setManagedValue(_:forKey:)``).
 /// - Keys that are not properties of the entity trap with "entity Run has no property 'foo'"
 ///   instead of raising `NSUnknownKeyException`; ``valueThrowing(forKey:)`` throws instead.
-open class NSManagedObject: NSObject, NSFetchRequestResult {
+open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstantiable {
     /// The entity of the object (its ID's entity).
     public var entity: NSEntityDescription { objectID.entity }
 
@@ -89,11 +89,20 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// Creates an object of `entity` and inserts it into `context` (when given).
     ///
     /// Attribute default values are set first; `awakeFromInsert()` runs when the object is
-    /// inserted. Keep it `required`: the context instantiates registered subclasses through it
-    /// (for a fault, ``NSManagedObjectContext/object(with:)`` passes itself and the object
-    /// starts as a fault of that ID, without default values). Traps for an abstract entity, as
-    /// Apple raises.
-    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+    /// inserted. Traps for an abstract entity, as Apple raises.
+    ///
+    /// As in Apple's API it is not `required`, so subclasses may declare
+    /// `override init(entity:insertInto:)` (also `private`). Core Data calls it for every object
+    /// it creates (inserting by entity name, fetching, faulting), so an override runs then too:
+    /// for a fault, the context passes itself and the object starts as a fault of the ID being
+    /// created, without default values.
+    ///
+    /// Differs from Apple: a subclass that declares a designated initializer of its own must also
+    /// override this one, or the compiler reports that ``init(_entity:insertInto:)`` and
+    /// ``init(_context:)`` must be provided; Apple compiles such a class and raises
+    /// "unimplemented initializer" when it fetches one. Through a generic type or a metatype
+    /// (`T(entity:insertInto:)`), the call goes through ``ManagedObjectInstantiable``.
+    public init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         if let context, let faultID = context.takeFaultID(for: entity) {
             objectID = faultID
             managedObjectContext = context
@@ -108,18 +117,24 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         context?.insert(self)
     }
 
-    /// An unchanged object that nothing else holds leaves its context's registry when freed.
-    deinit {
-        managedObjectContext?.unregisterFreedObject(self)
+    /// Creates an instance of the class it is called on through ``init(entity:insertInto:)``,
+    /// dynamically dispatched, so that a subclass's override runs. Not in Apple's API: call
+    /// ``init(entity:insertInto:)`` instead.
+    ///
+    /// Core Data instantiates registered subclasses from their metatype through this required
+    /// initializer. Subclasses inherit it without writing anything, as long as they override
+    /// every designated initializer (or declare none).
+    public required convenience init(_entity entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        self.init(entity: entity, insertInto: context)
     }
 
-    /// Creates an object of the entity whose registered class is this class, in `context`'s model,
-    /// and inserts it.
+    /// Creates an object of the entity whose class is the (dynamic) class it is called on, and
+    /// inserts it into `context`. Not in Apple's API: it is what `init(context:)` calls.
     ///
-    /// The entity is found among the model's entities by the class registered with
+    /// The entity is found among the entities of `context`'s model by the class registered with
     /// `NSManagedObjectModel.register(_:forEntityName:)` or named by `managedObjectClassName`.
     /// Traps when the context has no coordinator or no entity uses the class.
-    public convenience init(context: NSManagedObjectContext) {
+    public required convenience init(_context context: NSManagedObjectContext) {
         guard let model = context.persistentStoreCoordinator?.managedObjectModel else {
             preconditionFailure("\(Self.self)(context:) needs a context with a persistent store coordinator, to find the entity")
         }
@@ -127,6 +142,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
             preconditionFailure("No entity of the model uses class \(String(reflecting: Self.self)); register it with NSManagedObjectModel.register(_:forEntityName:) or set the entity's managedObjectClassName")
         }
         self.init(entity: entity, insertInto: context)
+    }
+
+    /// An unchanged object that nothing else holds leaves its context's registry when freed.
+    deinit {
+        managedObjectContext?.unregisterFreedObject(self)
     }
 
     /// Sets each attribute's default value, as Core Data does when an object is created.

@@ -22,6 +22,9 @@ import Logging
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How a context confines its work, with Apple's raw values.
     public enum ConcurrencyType: UInt, Sendable {
+        /// The context belongs to the thread that uses it. Deprecated by Apple: use one of the
+        /// queue types.
+        @available(*, deprecated, message: "Use another NSManagedObjectContextConcurrencyType")
         case confinementConcurrencyType = 0
         case privateQueueConcurrencyType = 1
         case mainQueueConcurrencyType = 2
@@ -105,6 +108,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         super.init()
     }
 
+    /// Creates a context of the confinement type (``ConcurrencyType/confinementConcurrencyType``),
+    /// as Apple's `init()` does.
+    ///
+    /// Deprecated by Apple in favour of ``init(concurrencyType:)``. Such a context belongs to the
+    /// thread that uses it; ``perform(_:)`` and ``performAndWait(_:)`` run their block inline, as
+    /// they do for every type here.
+    @available(*, deprecated, message: "Use init(concurrencyType:) instead")
+    public convenience override init() {
+        self.init(concurrencyType: .confinementConcurrencyType)
+    }
+
     // MARK: Concurrency
 
     /// Runs `block` (inline; see the type's notes).
@@ -166,9 +180,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Creates and registers a fault (of the entity's registered class) for `objectID`.
     func makeFault(_ objectID: NSManagedObjectID) -> NSManagedObject {
-        let type = ManagedObjectClasses.managedObjectClass(for: objectID.entity)
         faultIDBeingCreated = objectID
-        let object = type.init(entity: objectID.entity, insertInto: self)
+        let object = ManagedObjectClasses.instantiate(objectID.entity, insertInto: self)
         if faultIDBeingCreated != nil || object.objectID !== objectID {
             // A subclass initializer did not pass the context on: make the object a fault here.
             faultIDBeingCreated = nil

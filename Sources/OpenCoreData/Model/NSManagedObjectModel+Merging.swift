@@ -88,6 +88,33 @@ extension NSManagedObjectModel {
         return NSManagedObjectModel(byMerging: models)
     }
 
+    /// The model merged from every compiled model (`.momd`, `.mom`, and OpenCoreData's compiled
+    /// format) at the top level of the resources of `bundles` (the main bundle when `nil`);
+    /// `nil` when there is none, one does not load or the models conflict.
+    ///
+    /// On Linux the main bundle's resources are the running executable's folder.
+    public class func mergedModel(from bundles: [Bundle]?) -> NSManagedObjectModel? {
+        let urls = modelURLs(in: bundles ?? [Bundle.main])
+        return urls.isEmpty ? nil : mergedModel(from: urls)
+    }
+
+    /// The model merged from the compiled models of `bundles`, as `mergedModel(from: bundles)`,
+    /// if it can hold the data of the store whose metadata is `metadata`; otherwise `nil`.
+    public class func mergedModel(from bundles: [Bundle]?, forStoreMetadata metadata: [String: Any]) -> NSManagedObjectModel? {
+        let urls = modelURLs(in: bundles ?? [Bundle.main])
+        return urls.isEmpty ? nil : mergedModel(from: urls, forStoreMetadata: metadata)
+    }
+
+    /// The compiled models at the top level of each bundle's resource folder, in name order.
+    private static func modelURLs(in bundles: [Bundle]) -> [URL] {
+        let extensions: Set<String> = ["momd", "mom", CompiledModelFormat.fileExtension]
+        return bundles.flatMap { bundle -> [URL] in
+            let folder = bundle.resourceURL ?? bundle.bundleURL
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+            return names.sorted().map { folder.appendingPathComponent($0) }.filter { extensions.contains($0.pathExtension) }
+        }
+    }
+
     /// The model merged from the models at `urls` that can hold the data of the store whose
     /// metadata is `metadata`, or `nil`. Differs from Apple in taking URLs instead of bundles.
     public class func mergedModel(from urls: [URL], forStoreMetadata metadata: [String: Any]) -> NSManagedObjectModel? {

@@ -57,3 +57,26 @@ extension NSMutableArray {
         setArray(sorted)
     }
 }
+
+extension NSSet {
+    /// The elements sorted by `sortDescriptors`, stably (in the set's enumeration order for ties).
+    public func sortedArray(using sortDescriptors: [NSSortDescriptor]) -> [Any] {
+        NSSortDescriptor.stableSort(allObjects, by: sortDescriptors)
+    }
+}
+
+extension NSOrderedSet {
+    /// The elements sorted by `sortDescriptors`, stably.
+    public func sortedArray(using sortDescriptors: [NSSortDescriptor]) -> [Any] {
+        NSSortDescriptor.stableSort(array, by: sortDescriptors)
+    }
+}
+
+extension NSMutableOrderedSet {
+    /// Sorts the ordered set in place by `sortDescriptors`, stably.
+    public func sort(using sortDescriptors: [NSSortDescriptor]) {
+        let sorted = NSSortDescriptor.stableSort(array, by: sortDescriptors)
+        removeAllObjects()
+        addObjects(from: sorted)
+    }
+}
