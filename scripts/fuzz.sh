@@ -18,6 +18,8 @@ done
 
 # OPENCOREDATA_FUZZ=1: the main package leaves out the macro plugin (see its Package.swift).
 export OPENCOREDATA_FUZZ=1
+# Let libFuzzer, not Swift's backtracer, handle a trap, so that it writes the crashing input.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 flags=(-Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library)
 swift build "${flags[@]}"
 bin=$(swift build "${flags[@]}" --show-bin-path)

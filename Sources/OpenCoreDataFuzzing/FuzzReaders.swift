@@ -43,7 +43,10 @@ enum FuzzReaders {
     }
 
     static func compiledModel(_ data: Data) throws -> FuzzOutcome {
-        try withScratchFolder { folder in
+        // Both compiled formats are binary property lists; anything else would go to the
+        // `.xcdatamodel` reader, which the `model-xml` target covers.
+        guard data.starts(with: Array("bplist".utf8)) else { throw NotForThisTarget() }
+        return try withScratchFolder { folder in
             // `load(contentsOf:)` tells our `.ocdmom` and Apple's `.mom` apart by their content.
             let file = folder.appendingPathComponent("Fuzz.mom")
             try data.write(to: file)
@@ -118,6 +121,11 @@ enum FuzzReaders {
             }
             return FuzzOutcome.accepted(summary: count)
         }
+    }
+
+    /// Input that another target covers.
+    struct NotForThisTarget: Error, CustomStringConvertible {
+        var description: String { "not input for this fuzz target" }
     }
 
     /// Runs `body` with a fresh empty folder that is removed afterwards.

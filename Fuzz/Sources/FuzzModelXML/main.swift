@@ -11,7 +11,11 @@ public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRa
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    FuzzTarget.modelXML.run(bytes, count)
+    // Pending fix (Fuzz/Regressions/pending/model-xml/): FoundationXML's `XMLDocument(data:)`
+    // dereferences a NULL document for these inputs. libFuzzer always runs the empty input
+    // first, so without this skip the target stops at once. Remove once the reader is fixed.
+    if count == 0 || (count == 1 && bytes[0] == 0) { return 0 }
+    return FuzzTarget.modelXML.run(bytes, count)
 }
 
 /// SwiftPM links a debug executable with `--defsym main=FuzzModelXML_main` (its entry point renamed
