@@ -3,11 +3,29 @@ import OpenCoreData
 
 /// The per-reader bodies of ``FuzzTarget/run(_:)-(Data)``, each through public API only.
 enum FuzzReaders {
-    /// Format arguments for `%@`, `%K`, `%d`, `%f`…: a few of each kind, repeated.
-    static func formatArguments() -> [Any?] {
-        let one: [Any?] = ["name", 42, 2.5, "Alice", [1, 2, 3], ["a", "b"], true,
-                           Date(timeIntervalSinceReferenceDate: 600_000_000), nil, "age"]
-        return Array(repeating: one, count: 4).flatMap { $0 }
+    /// Format arguments for the specifiers of `format`, in order: a key for `%K`, an integer for
+    /// `%d`, `%ld`…, a double for `%f`…, and for `%@` a string, a number, arrays and a date in turn.
+    static func formatArguments(for format: String) -> [Any?] {
+        let objects: [Any?] = ["Alice", 42, [1, 2, 3], ["a", "b"], Date(timeIntervalSinceReferenceDate: 600_000_000)]
+        let keys = ["name", "age", "parent.name", "tags"]
+        var arguments: [Any?] = []
+        var characters = format.makeIterator()
+        while let character = characters.next() {
+            guard character == "%" else { continue }
+            // Skip length modifiers (`l`, `ll`, `h`, `q`…) to the conversion character.
+            while let next = characters.next() {
+                if "lhqzjtL".contains(next) { continue }
+                switch next {
+                case "K": arguments.append(keys[arguments.count % keys.count])
+                case "@": arguments.append(objects[arguments.count % objects.count])
+                case "d", "D", "i", "u", "U", "o", "O", "x", "X", "c", "C": arguments.append(42)
+                case "f", "F", "e", "E", "g", "G", "a", "A": arguments.append(2.5)
+                default: break
+                }
+                break
+            }
+        }
+        return arguments
     }
 
     /// The object predicates are evaluated against: a dictionary with nested values.
@@ -21,7 +39,7 @@ enum FuzzReaders {
 
     static func predicate(_ data: Data) throws -> FuzzOutcome {
         let format = String(decoding: data, as: UTF8.self)
-        let predicate = try NSPredicate(validatingFormat: format, argumentArray: formatArguments())
+        let predicate = try NSPredicate(validatingFormat: format, argumentArray: formatArguments(for: format))
         let formatted = predicate.predicateFormat
         // The formatted text must parse back; if it does not, that is a bug but not a crash.
         let reparsed = try? NSPredicate(validatingFormat: formatted, argumentArray: [])
