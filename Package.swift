@@ -10,22 +10,36 @@ let isApplePlatform = true
 let isApplePlatform = false
 #endif
 
+// `OPENCOREDATA_FUZZ=1` (set by scripts/fuzz.sh for the `Fuzz/` package) leaves the `@Managed`
+// macro plugin out of the library's dependencies: `-Xswiftc -sanitize=fuzzer` reaches host tools
+// too, and the plugin, an executable with its own `main`, cannot link against libFuzzer's. The
+// library only declares the macro, so it builds without the plugin.
+let fuzzing = Context.environment["OPENCOREDATA_FUZZ"] != nil
+
 var products: [Product] = [
     .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
     .executable(name: "coredata", targets: ["coredata"]),
+    // The fuzz targets' reader entry points, shared by `Fuzz/` and the regression tests.
+    .library(name: "OpenCoreDataFuzzing", targets: ["OpenCoreDataFuzzing"]),
     .executable(name: "coredata-tutorial", targets: ["coredata-tutorial"]),
 ]
 
 var targets: [Target] = [
     .target(
         name: "OpenCoreData",
-        dependencies: [
-            "OpenCoreDataMacros",
+        dependencies: (fuzzing ? [] : ["OpenCoreDataMacros"]) + [
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ],
         path: "Sources/OpenCoreData"
+    ),
+    // One entry point per reader of outside input (predicates, models, stores), driven by the
+    // libFuzzer targets in `Fuzz/` and by `Tests/OpenCoreDataTests/Fuzz/`.
+    .target(
+        name: "OpenCoreDataFuzzing",
+        dependencies: ["OpenCoreData"],
+        path: "Sources/OpenCoreDataFuzzing"
     ),
     // The `@Managed` accessor macro's compiler plugin (swift-syntax).
     .macro(
@@ -74,6 +88,7 @@ var targets: [Target] = [
             "OpenCoreData",
             "CoreDataCLI",
             "CoreDataTutorial",
+            "OpenCoreDataFuzzing",
             "OpenCoreDataMacros",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),

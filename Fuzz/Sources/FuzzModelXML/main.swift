@@ -1,0 +1,27 @@
+import FuzzerDriver
+import OpenCoreDataFuzzing
+
+// libFuzzer entry points for the `model-xml` target (see Fuzz/README.md). The reader is driven by
+// `FuzzTarget.modelXML` in the main package, which the regression tests share.
+
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
+    FuzzTarget.modelXML.initialize()
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    // Pending fix (Fuzz/Regressions/pending/model-xml/): FoundationXML's `XMLDocument(data:)`
+    // dereferences a NULL document for these inputs. libFuzzer always runs the empty input
+    // first, so without this skip the target stops at once. Remove once the reader is fixed.
+    if count == 0 || (count == 1 && bytes[0] == 0) { return 0 }
+    return FuzzTarget.modelXML.run(bytes, count)
+}
+
+/// SwiftPM links a debug executable with `--defsym main=FuzzModelXML_main` (its entry point renamed
+/// for testing); with `-parse-as-library` there is no such function, so this one hands over to
+/// libFuzzer's driver, as libFuzzer's own `main` does.
+@_cdecl("FuzzModelXML_main")
+public func entryPoint(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    fuzzerMain(argc, argv, testOneInput)
+}
