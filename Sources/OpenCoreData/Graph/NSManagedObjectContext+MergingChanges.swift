@@ -8,10 +8,11 @@ extension NSManagedObjectContext {
     /// objects it inserted are registered (as faults) for the notification.
     /// Posts `NSManagedObjectContextObjectsDidChange` with what changed here.
     ///
-    /// Call it on the context's queue (for example inside ``perform(_:)``): the notification
-    /// only carries object IDs into this context, never the other context's objects.
+    /// Callable from any queue: the merge runs on the context's queue (``performAndWait(_:)``,
+    /// inline when already there), and only object IDs cross from the other context.
     public func mergeChanges(fromContextDidSave notification: Notification) {
-        mergeSavedChanges(notification.userInfo ?? [:])
+        let info = notification.userInfo ?? [:]
+        performAndWait { mergeSavedChanges(info) }
     }
 
     /// Brings the changes described by `changeNotificationData` into each context, on the
