@@ -196,6 +196,45 @@ final class MergeScenario {
     }
 
     @Test(arguments: StoreTypesUnderTest.all)
+    func aConflictInOneStoreWritesNothingToAnyStore(storeType: String) throws {
+        let fixture = CompanyFixture(storeType: storeType)
+        try fixture.addStore(configuration: "Staff")
+        try fixture.addStore(configuration: "Projects")
+        try fixture.insertStandardData()
+        let annID = try fixture.snapshots(fixture.request("Employee", "name == 'Ann'"))[0].objectID
+        let mine = MergeScenario.context(fixture.coordinator), other = MergeScenario.context(fixture.coordinator)
+        let ann = try mine.existingObject(with: annID)
+        try other.existingObject(with: annID).setValue(Int64(150), forKey: "salary")
+        try other.save()
+        ann.setValue(Int64(120), forKey: "salary")
+        NSEntityDescription.insertNewObject(forEntityName: "Project", into: mine).setValue("Apollo", forKey: "title")
+        let error = try #require(throws: NSError.self) { try mine.save() }
+        #expect(error.code == NSManagedObjectMergeError)
+        #expect(try fixture.count(fixture.request("Project")) == 0, "the other store's insert is not written")
+        #expect(mine.insertedObjects.first?.objectID.isTemporaryID == true, "the new object keeps its temporary ID")
+        mine.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+        try mine.save()
+        #expect(try fixture.count(fixture.request("Project")) == 1)
+    }
+
+    @Test(arguments: StoreTypesUnderTest.all)
+    func anObjectDeletedInTheContextAndChangedInTheStore(storeType: String) throws {
+        for policy in [NSMergePolicy.rollback, NSMergePolicy.mergeByPropertyStoreTrump] {
+            let scenario = try MergeScenario(storeType: storeType, policy: policy)
+            try scenario.otherSaves()
+            scenario.mine.delete(scenario.ann)
+            try scenario.mine.save()
+            let stored = try scenario.fixture.coordinator.snapshots(for: [scenario.annID], fresh: true)[scenario.annID]
+            if policy.mergeType == .rollbackMergePolicyType {
+                #expect(stored?.values["salary"] as? Int64 == 150, "rollback discards the deletion")
+                #expect(scenario.ann.managedObjectContext === scenario.mine && !scenario.ann.isDeleted)
+            } else {
+                #expect(stored == nil, "the deletion goes ahead")
+            }
+        }
+    }
+
+    @Test(arguments: StoreTypesUnderTest.all)
     func aCustomPolicysResolveIsCalled(storeType: String) throws {
         let policy = RecordingMergePolicy(merge: .mergeByPropertyObjectTrumpMergePolicyType)
         let scenario = try MergeScenario(storeType: storeType, policy: policy)
