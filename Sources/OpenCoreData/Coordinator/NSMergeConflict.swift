@@ -4,9 +4,13 @@
 /// A failed save's `NSManagedObjectMergeError` (133020) lists these under
 /// `NSPersistentStoreSaveConflictsErrorKey`.
 ///
+/// Snapshots are dictionaries of attributes and relationships (to-one and to-many, as object IDs
+/// and arrays of IDs; a to-many relationship a store did not read is left out).
+///
 /// Differences from Apple: stores find conflicts without managed objects, so a conflict always
-/// carries ``sourceObjectID``; ``sourceObject`` is filled in by the context that saved, when it
-/// has the object (it is `nil` in conflicts a store reports directly).
+/// carries ``sourceObjectID``; ``sourceObject`` and ``cachedSnapshot`` are filled in by the
+/// context that saved, before its merge policy runs (both are `nil` in conflicts a store reports
+/// directly to the coordinator).
 open class NSMergeConflict: NSObject, @unchecked Sendable {
     /// The ID of the object in conflict. Not in Apple's API.
     public let sourceObjectID: NSManagedObjectID
@@ -17,8 +21,8 @@ open class NSMergeConflict: NSObject, @unchecked Sendable {
     /// The values the save tried to write.
     public let objectSnapshot: [String: Any]?
 
-    /// The values the coordinator's row cache held; `nil` (there is no separate cache).
-    public let cachedSnapshot: [String: Any]?
+    /// The values the saving context last read of the object (the version it read).
+    public internal(set) var cachedSnapshot: [String: Any]?
 
     /// The values in the store now; `nil` when the object was deleted from the store.
     public let persistedSnapshot: [String: Any]?
@@ -40,6 +44,16 @@ open class NSMergeConflict: NSObject, @unchecked Sendable {
         self.cachedSnapshot = cachedSnapshot
         self.persistedSnapshot = persistedSnapshot
         super.init()
+    }
+
+    /// Creates a conflict for a managed object, as Apple's initializer. ``objectSnapshot`` is the
+    /// object's current persistent state.
+    public convenience init(source srcObject: NSManagedObject, newVersion newvers: Int, oldVersion oldvers: Int,
+                            cachedSnapshot cachesnap: [String: Any]?, persistedSnapshot persnap: [String: Any]?) {
+        self.init(sourceObjectID: srcObject.objectID, newVersion: newvers, oldVersion: oldvers,
+                  objectSnapshot: srcObject.persistentSnapshot().dictionaryRepresentation,
+                  cachedSnapshot: cachesnap, persistedSnapshot: persnap)
+        sourceObject = srcObject
     }
 
     open override var description: String {
@@ -66,5 +80,23 @@ extension ObjectSnapshot {
         }
         for (key, ids) in toMany { copy.toMany[key] = ids.map(map) }
         return copy
+    }
+
+    /// A snapshot of `objectID` from a ``dictionaryRepresentation`` (to-many relationships as
+    /// arrays or sets of IDs; anything else under a to-many key is left out, as "not loaded").
+    init(objectID: NSManagedObjectID, dictionary: [String: Any], version: Int64) {
+        self.init(objectID: objectID, version: version)
+        let relationships = objectID.entity.relationshipsByName
+        for (key, value) in dictionary {
+            guard let relationship = relationships[key], relationship.isToMany else {
+                values[key] = value
+                continue
+            }
+            if let ids = value as? [NSManagedObjectID] {
+                toMany[key] = ids
+            } else if let ids = value as? Set<NSManagedObjectID> {
+                toMany[key] = Array(ids)
+            }
+        }
     }
 }

@@ -163,6 +163,15 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         try snapshots(for: objectIDs)
     }
 
+    /// The current snapshots of the given objects, using data the store cached only when it was
+    /// read less than `interval` seconds ago: a negative interval accepts any cached data, 0 none
+    /// (a context's ``NSManagedObjectContext/stalenessInterval``). The default reads
+    /// ``freshSnapshots(for:)`` for 0 and ``snapshots(for:)`` otherwise; stores with a cache of
+    /// their own (SQLite) honour positive intervals.
+    open func snapshots(for objectIDs: [NSManagedObjectID], cachedWithin interval: TimeInterval) throws -> [ObjectSnapshot] {
+        try interval == 0 ? freshSnapshots(for: objectIDs) : snapshots(for: objectIDs)
+    }
+
     /// The destinations of a to-many relationship of one object, in order when ordered.
     open func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
         throw unsupported("reading relationships")

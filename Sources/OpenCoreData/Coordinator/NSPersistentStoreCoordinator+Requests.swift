@@ -25,9 +25,11 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// The current snapshots of the given objects, from their stores (past their caches when
-    /// `fresh`). Temporary IDs and IDs of stores that are gone, or of objects no longer in their
-    /// store, have no entry.
-    func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool = false) throws -> [NSManagedObjectID: ObjectSnapshot] {
+    /// `fresh`, else from cached data no older than `maxAge` seconds, any age when negative).
+    /// Temporary IDs and IDs of stores that are gone, or of objects no longer in their store,
+    /// have no entry.
+    func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool = false,
+                   maxAge: TimeInterval = -1) throws -> [NSManagedObjectID: ObjectSnapshot] {
         try withLock {
             var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
             for id in objectIDs where !id.isTemporaryID {
@@ -36,7 +38,9 @@ extension NSPersistentStoreCoordinator {
             }
             var result: [NSManagedObjectID: ObjectSnapshot] = [:]
             for (store, ids) in byStore.values {
-                for snapshot in try fresh ? store.freshSnapshots(for: ids) : store.snapshots(for: ids) {
+                let read = try fresh ? store.freshSnapshots(for: ids)
+                    : maxAge < 0 ? store.snapshots(for: ids) : store.snapshots(for: ids, cachedWithin: maxAge)
+                for snapshot in read {
                     result[snapshot.objectID] = snapshot
                 }
             }

@@ -69,3 +69,23 @@ public struct StoreSaveChanges: @unchecked Sendable {
     /// Whether there is nothing to write.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
+
+extension ObjectSnapshot {
+    /// Whether the value of `property` differs between two snapshots of one object. A to-many
+    /// relationship missing from `old` (never read) counts as changed.
+    static func valueChanged(_ property: NSPropertyDescription, from old: ObjectSnapshot?, to new: ObjectSnapshot) -> Bool {
+        guard let old else { return true }
+        switch property {
+        case let relationship as NSRelationshipDescription where relationship.isToMany:
+            guard let before = old.toMany[property.name] else { return true }
+            let after = new.toMany[property.name] ?? []
+            return relationship.isOrdered ? before != after : Set(before) != Set(after)
+        case is NSRelationshipDescription:
+            return old.values[property.name] as? NSManagedObjectID != new.values[property.name] as? NSManagedObjectID
+        default:
+            let before = old.values[property.name], after = new.values[property.name]
+            if let before, let after, let same = ValueComparison.sameTypeEqual(before, after) { return !same }
+            return !ValueComparison.isEqualConstant(before, after)
+        }
+    }
+}

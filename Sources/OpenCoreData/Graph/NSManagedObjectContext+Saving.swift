@@ -9,6 +9,11 @@ extension NSManagedObjectContext {
     /// coordinator, which checks every store before writing any → committed snapshots updated →
     /// `didSave()` → `NSManagedObjectContextDidSave`.
     ///
+    /// Conflicts (objects changed or deleted in the store since the context read them) go to
+    /// ``mergePolicy``: the default error policy fails the save with `NSManagedObjectMergeError`
+    /// (133020) and one ``NSMergeConflict`` per object under
+    /// `NSPersistentStoreSaveConflictsErrorKey`; other policies resolve them and the save goes on.
+    ///
     /// On error nothing is written and the context keeps its changes (temporary IDs come back).
     /// Differs from Apple only in that `willSave()` runs before validation (as Apple does in
     /// practice: values set in `willSave()` are validated).
@@ -24,13 +29,59 @@ extension NSManagedObjectContext {
                 NSLocalizedDescriptionKey: "The context \(name ?? "") has no persistent store coordinator, so it can't save.",
             ])
         }
-        let inserted = insertedList.objects
-        let updated = updatedList.objects
-        let deleted = deletedList.objects
+        // Saves again after the merge policy resolved conflicts (a bounded number of times:
+        // each round reads the backing's current versions, so only a concurrent save can make
+        // the next one conflict again).
+        var temporary: [NSManagedObject] = []
+        var temporaryIDs: [NSManagedObjectID] = []
+        func restoreTemporaryIDs() {
+            for (object, id) in zip(temporary, temporaryIDs) { reassign(object, to: id) }
+        }
+        var resolutions = 0
+        while true {
+            let fresh = insertedList.objects.filter(\.objectID.isTemporaryID)
+            let freshIDs = fresh.map(\.objectID)
+            do {
+                try assignPermanentIDs(to: fresh, coordinator: coordinator)
+            } catch {
+                restoreTemporaryIDs()
+                throw error
+            }
+            temporary += fresh
+            temporaryIDs += freshIDs
+            let inserted = insertedList.objects
+            let updated = updatedList.objects
+            let deleted = deletedList.objects
+            let (changes, newSnapshots) = storeChanges(inserted: inserted, updated: updated, deleted: deleted)
+            do {
+                if !changes.isEmpty { try coordinator.save(changes) }
+                finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: newSnapshots)
+                return
+            } catch let error as NSError where resolutions < Self.maximumConflictResolutions {
+                guard let conflicts = Self.resolvableConflicts(in: error) else {
+                    restoreTemporaryIDs()
+                    throw error
+                }
+                resolutions += 1
+                do {
+                    try resolveSaveConflicts(conflicts, error: error)
+                } catch {
+                    restoreTemporaryIDs()
+                    throw error
+                }
+            } catch {
+                restoreTemporaryIDs()
+                throw error
+            }
+        }
+    }
 
-        let temporary = inserted.filter(\.objectID.isTemporaryID)
-        let temporaryIDs = temporary.map(\.objectID)
-        try assignPermanentIDs(to: temporary, coordinator: coordinator)
+    /// How many times one save resolves conflicts and tries again before failing.
+    static let maximumConflictResolutions = 16
+
+    /// What a save asks the backing to write, and the new snapshot of each object written.
+    private func storeChanges(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject])
+        -> (StoreSaveChanges, [ObjectIdentifier: ObjectSnapshot]) {
         var changes = StoreSaveChanges()
         var newSnapshots: [ObjectIdentifier: ObjectSnapshot] = [:]
         for object in inserted {
@@ -50,13 +101,7 @@ extension NSManagedObjectContext {
             newSnapshots[ObjectIdentifier(object)] = snapshot
         }
         changes.deleted = deleted.map { $0.committedSnapshot ?? $0.persistentSnapshot() }
-        do {
-            if !changes.isEmpty { try coordinator.save(changes) }
-        } catch {
-            for (object, id) in zip(temporary, temporaryIDs) { reassign(object, to: id) }
-            throw error
-        }
-        finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: newSnapshots)
+        return (changes, newSnapshots)
     }
 
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
@@ -215,45 +260,6 @@ extension NSManagedObjectContext {
             if !object.faultFlag { object.turnIntoFault() }
         }
         eventRefreshed.insert(object)
-    }
-
-    /// Brings in the changes another context saved (the userInfo of its
-    /// `NSManagedObjectContextDidSave`): registered objects it updated are refreshed (keeping this
-    /// context's own unsaved changes), registered objects it deleted leave the context.
-    /// Posts `NSManagedObjectContextObjectsDidChange` with what changed here.
-    public func mergeChanges(fromContextDidSave notification: Notification) {
-        let info = notification.userInfo ?? [:]
-        func ids(_ key: String) -> [NSManagedObjectID] {
-            switch info[key] {
-            case let objects as Set<NSManagedObject>: return objects.map(\.objectID)
-            case let ids as Set<NSManagedObjectID>: return Array(ids)
-            case let ids as [NSManagedObjectID]: return ids
-            default: return []
-            }
-        }
-        for id in ids(NSDeletedObjectsKey) {
-            guard let object = registry[id] else { continue }
-            registry[id] = nil
-            rowCache[id] = nil
-            object.fetchedSnapshot = nil
-            updatedList.remove(object)
-            deletedList.remove(object)
-            pendingDeletions.removeAll { $0 === object }
-            if !object.faultFlag { object.turnIntoFault() }
-            object.managedObjectContext = nil
-            eventDeleted.insert(object)
-        }
-        for id in ids(NSUpdatedObjectsKey) {
-            guard let object = registry[id] else { continue }
-            if object.faultFlag {
-                rowCache[id] = nil
-                object.fetchedSnapshot = nil
-            } else {
-                refresh(object, mergeChanges: true)
-            }
-            eventRefreshed.insert(object)
-        }
-        postObjectsDidChange()
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

@@ -56,13 +56,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Free-form information about the context.
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
 
-    /// The age in seconds beyond which cached snapshots are refetched; negative means never stale.
+    /// How old (in seconds) cached row data may be when a fault fires: older data is read from
+    /// the store again. Negative (the default) means cached data never goes stale; 0 means
+    /// never use cached data, always read the store. It does not change objects already loaded.
     ///
-    /// Differs from Apple: kept for source compatibility only. The context caches a snapshot
-    /// only between a fetch and the firing of the fault it returned; the SQLite store keeps a row
-    /// cache shared by the coordinator's contexts, kept current by their saves; and
-    /// `refresh(_:mergeChanges:)` and `refreshAllObjects()` always read the store past that cache.
+    /// Differs from Apple: the cache is the SQLite store's row cache (shared by the
+    /// coordinator's contexts); atomic stores hold their rows in memory, which is their store.
+    /// `refresh(_:mergeChanges:)` and `refreshAllObjects()` always read past the cache.
     open var stalenessInterval: TimeInterval = -1
+
+    /// The merge policy behind ``mergePolicy``; ``NSErrorMergePolicy`` by default.
+    var mergePolicyObject: NSMergePolicy = NSErrorMergePolicy
 
     /// Whether a fault whose row no longer exists fires into an object with nil values (`true`)
     /// or traps, as Apple raises, with "CoreData could not fulfill a fault" (`false`).
@@ -216,7 +220,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let object = registry[objectID], !object.faultFlag { return object }
         guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
               let snapshot = try registry[objectID]?.fetchedSnapshot ?? rowCache[objectID]
-                ?? coordinator.snapshots(for: [objectID])[objectID] else {
+                ?? coordinator.snapshots(for: [objectID], maxAge: stalenessInterval)[objectID] else {
             throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectReferentialIntegrityError, userInfo: [
                 NSLocalizedDescriptionKey: "No object with ID \(objectID) exists in the context's stores.",
                 NSAffectedObjectsErrorKey: [objectID],
@@ -349,7 +353,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 guard rowCache[candidate] == nil, let fault = registry[candidate] else { return false }
                 return fault.faultFlag && fault.fetchedSnapshot == nil
             }
-            let loaded = reportingStoreError(firing: id) { try coordinator.snapshots(for: batch) } ?? [:]
+            let loaded = reportingStoreError(firing: id) { try coordinator.snapshots(for: batch, maxAge: stalenessInterval) } ?? [:]
             snapshot = loaded[id]
             for other in batch.dropFirst() {
                 if let found = loaded[other] { rowCache[other] = found }

@@ -10,6 +10,10 @@ import Foundation
 ///   beside the file (``AtomicFile/removeStaleTemporaries(of:)``);
 /// - ``writeRows(_:)`` writes it atomically (temporary file, `fsync`, rename) and remembers the
 ///   new fingerprint;
+/// - ``reloadIfChangedElsewhere()`` reads the file again when another coordinator saved into
+///   it, so that a save finds per-object conflicts (row versions) against that coordinator's
+///   changes, which a merge policy can resolve; new rows whose keys the other coordinator used
+///   too refuse the save with `NSManagedObjectMergeError` (133020) naming the file;
 /// - ``checkStoreUnchanged()`` throws `NSManagedObjectMergeError` (133020) when the file is no
 ///   longer the one this store loaded or last wrote: two coordinators on one file never
 ///   silently overwrite each other's saves.
@@ -68,6 +72,48 @@ open class AtomicFileStore: AtomicStore, @unchecked Sendable {
         lock.lock()
         knownFingerprint = fingerprint
         lock.unlock()
+    }
+
+    /// Reads the file again if its fingerprint is not the one this store last read or wrote.
+    /// The rows become the file's; key counters never go back, and the store's metadata stays
+    /// this store's. A file that is gone or belongs to another store (another UUID) throws
+    /// `NSManagedObjectMergeError` (133020).
+    open override func reloadIfChangedElsewhere() throws -> Bool {
+        guard let url else { return false }
+        lock.lock()
+        defer { lock.unlock() }
+        guard AtomicFile.fingerprint(of: url) != knownFingerprint else { return false }
+        guard let (data, fingerprint) = try AtomicFile.read(url, storeType: type) else {
+            throw AtomicFile.changedSinceLoadError(url, store: self)
+        }
+        var loaded = try decoding(url) { try decodeContents(data, from: url) }
+        guard loaded.metadata[NSStoreUUIDKey] as? String == identifier else {
+            throw AtomicFile.changedSinceLoadError(url, store: self)
+        }
+        loaded.raiseKeyCountersToRows()
+        for (root, last) in contents.lastPrimaryKeys where last > loaded.lastPrimaryKeys[root] ?? 0 {
+            loaded.lastPrimaryKeys[root] = last
+        }
+        loaded.metadata = contents.metadata
+        carryVersions(into: &loaded)
+        contents = loaded
+        knownFingerprint = fingerprint
+        return true
+    }
+
+    /// Gives the rows read again versions that follow the ones this store knew, for formats
+    /// that keep none (Apple's XML): a row whose values did not change keeps its version, a
+    /// changed one gets at least the next.
+    private func carryVersions(into loaded: inout AtomicStoreContents) {
+        for (entityName, rows) in loaded.rows {
+            for (key, row) in rows {
+                guard let old = contents.rows[entityName]?[key] else { continue }
+                let properties = row.objectID.entity.properties.filter { !$0.isTransient && !($0 is NSFetchedPropertyDescription) }
+                let changed = properties.contains { ObjectSnapshot.valueChanged($0, from: old, to: row) }
+                let version = changed ? max(row.version, old.version + 1) : max(row.version, old.version)
+                loaded.rows[entityName]?[key]?.version = version
+            }
+        }
     }
 
     open override func checkStoreUnchanged() throws {

@@ -4,7 +4,8 @@ extension AtomicStore {
     /// are not this store's or that already exist (`NSPersistentStoreSaveError`), and
     /// optimistic-locking conflicts: an updated or deleted object whose version in the store is
     /// not the one the context read, or that is gone (`NSManagedObjectMergeError`, 133020, with
-    /// the ``NSMergeConflict``s under `NSPersistentStoreSaveConflictsErrorKey`).
+    /// the ``NSMergeConflict``s under `NSPersistentStoreSaveConflictsErrorKey`). A file another
+    /// coordinator saved into is read again first, so its rows' versions are the ones compared.
     func checkRows(_ changes: StoreSaveChanges) throws {
         lock.lock()
         defer { lock.unlock() }
@@ -54,6 +55,7 @@ extension AtomicStore {
     private func check(_ changes: StoreSaveChanges) throws {
         if changes.isEmpty { return }
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
+        let reloaded = try reloadIfChangedElsewhere()
         try checkStoreUnchanged()
         for snapshot in changes.inserted + changes.updated + changes.deleted {
             let id = snapshot.objectID
@@ -65,6 +67,9 @@ extension AtomicStore {
             }
         }
         for snapshot in changes.inserted where row(for: snapshot.objectID) != nil {
+            // Another coordinator's save used the same new keys: this save can't go in as it is
+            // (saving again allocates keys past the file's rows).
+            if reloaded, let url { throw AtomicFile.changedSinceLoadError(url, store: self) }
             throw PersistentStoreErrors.make(
                 NSPersistentStoreSaveError,
                 "Object \(snapshot.objectID) already exists in the \(PersistentStoreErrors.name(of: self)).", stores: [self],
@@ -79,12 +84,13 @@ extension AtomicStore {
                 objectSnapshot: snapshot.dictionaryRepresentation, persistedSnapshot: current?.dictionaryRepresentation))
         }
         if !conflicts.isEmpty {
+            var userInfo: [String: Any] = [NSPersistentStoreSaveConflictsErrorKey: conflicts,
+                                           NSAffectedObjectsErrorKey: conflicts.map(\.sourceObjectID)]
+            if let url { userInfo[NSFilePathErrorKey] = url.path }
             throw PersistentStoreErrors.make(
                 NSManagedObjectMergeError,
                 "Could not merge changes: \(conflicts.count) object(s) changed in the \(PersistentStoreErrors.name(of: self)) since they were read (\(conflicts.map { $0.sourceObjectID.description }.joined(separator: ", "))).",
-                stores: [self],
-                userInfo: [NSPersistentStoreSaveConflictsErrorKey: conflicts,
-                           NSAffectedObjectsErrorKey: conflicts.map(\.sourceObjectID)])
+                stores: [self], url: url, userInfo: userInfo)
         }
     }
 }

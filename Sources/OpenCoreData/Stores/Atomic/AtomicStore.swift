@@ -54,6 +54,12 @@ open class AtomicStore: NSPersistentStore, @unchecked Sendable {
     /// Called by ``checkSave(_:)`` and ``save(_:)`` of a non-empty save, under the store's lock.
     open func checkStoreUnchanged() throws {}
 
+    /// Reads the store's rows again when another coordinator saved into its file since this
+    /// store read or wrote it, so that saves compare versions with the file's rows and reads see
+    /// them; returns whether it did. Called under the store's lock by ``checkSave(_:)``,
+    /// ``save(_:)`` and ``freshSnapshots(for:)``. The default (no file) does nothing.
+    open func reloadIfChangedElsewhere() throws -> Bool { false }
+
     /// Reads only the metadata of the store's file; `nil` when there is no store. The default
     /// calls ``loadRows()``; file stores may read less.
     open func loadStoredMetadata() throws -> [String: Any]? {
@@ -157,6 +163,15 @@ open class AtomicStore: NSPersistentStore, @unchecked Sendable {
     open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
         lock.lock()
         defer { lock.unlock() }
+        return objectIDs.compactMap(row(for:))
+    }
+
+    /// The rows as they are now, after reading the file again if another coordinator saved
+    /// into it (``reloadIfChangedElsewhere()``).
+    open override func freshSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
+        lock.lock()
+        defer { lock.unlock() }
+        _ = try reloadIfChangedElsewhere()
         return objectIDs.compactMap(row(for:))
     }
 

@@ -314,6 +314,17 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return found + read
     }
 
+    /// Rows from the row cache only when they were read less than `interval` seconds ago
+    /// (negative: whenever read; 0: never), else read from the file (and cached).
+    open override func snapshots(for objectIDs: [NSManagedObjectID], cachedWithin interval: TimeInterval) throws -> [ObjectSnapshot] {
+        if interval == 0 { return try freshSnapshots(for: objectIDs) }
+        let (found, missing) = rowCache.lookUp(objectIDs, maxAge: interval)
+        guard !missing.isEmpty else { return found }
+        let read = try readSnapshots(for: missing)
+        rowCache.insert(contentsOf: read)
+        return found + read
+    }
+
     /// Rows read from the file, past the row cache (which they refresh).
     open override func freshSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
         let read = try readSnapshots(for: objectIDs)

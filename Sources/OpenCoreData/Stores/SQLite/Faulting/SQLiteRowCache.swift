@@ -15,6 +15,8 @@ final class SQLiteRowCache: @unchecked Sendable {
 
     private let lock = NSLock()
     private var entries: [NSManagedObjectID: ObjectSnapshot] = [:]
+    /// When each entry was read (system uptime), for a context's `stalenessInterval`.
+    private var readTimes: [NSManagedObjectID: TimeInterval] = [:]
     /// Insertion order, oldest first from `head`; keys may be stale (removed or re-inserted).
     private var order: [NSManagedObjectID] = []
     private var head = 0
@@ -42,12 +44,18 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// The cached snapshots of `objectIDs` whatever their version, and the IDs the cache does not
     /// hold, under one lock (counts a hit or a miss each). The store fires faults from it: saves
     /// keep cached rows current.
-    func lookUp(_ objectIDs: [NSManagedObjectID]) -> (found: [ObjectSnapshot], missing: [NSManagedObjectID]) {
+    /// With a non-negative `maxAge`, entries read more than `maxAge` seconds ago count as missing.
+    func lookUp(_ objectIDs: [NSManagedObjectID], maxAge: TimeInterval = -1) -> (found: [ObjectSnapshot], missing: [NSManagedObjectID]) {
         lock.withLock {
             var found: [ObjectSnapshot] = []
             var missing: [NSManagedObjectID] = []
+            let oldest = maxAge < 0 ? -Double.infinity : ProcessInfo.processInfo.systemUptime - maxAge
             for id in objectIDs {
-                if let snapshot = entries[id] { found.append(snapshot) } else { missing.append(id) }
+                if let snapshot = entries[id], (readTimes[id] ?? -Double.infinity) >= oldest {
+                    found.append(snapshot)
+                } else {
+                    missing.append(id)
+                }
             }
             hits += found.count
             misses += missing.count
@@ -75,10 +83,12 @@ final class SQLiteRowCache: @unchecked Sendable {
         if entries.updateValue(snapshot, forKey: snapshot.objectID) == nil {
             order.append(snapshot.objectID)
         }
+        readTimes[snapshot.objectID] = ProcessInfo.processInfo.systemUptime
         while entries.count > capacity, head < order.count {
             let oldest = order[head]
             head += 1
             entries.removeValue(forKey: oldest)
+            readTimes.removeValue(forKey: oldest)
         }
         compactOrderIfNeeded()
     }
@@ -86,13 +96,17 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// Forgets `objectIDs` (deleted rows, or rows a save rewrote without a new snapshot).
     func remove<S: Sequence>(_ objectIDs: S) where S.Element == NSManagedObjectID {
         lock.withLock {
-            for objectID in objectIDs { entries.removeValue(forKey: objectID) }
+            for objectID in objectIDs {
+                entries.removeValue(forKey: objectID)
+                readTimes.removeValue(forKey: objectID)
+            }
         }
     }
 
     func removeAll() {
         lock.withLock {
             entries.removeAll()
+            readTimes.removeAll()
             order.removeAll()
             head = 0
         }
