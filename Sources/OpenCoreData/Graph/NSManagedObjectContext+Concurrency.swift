@@ -15,7 +15,8 @@
 ///   `performBackgroundTask` declare typed `throws(E)` where Apple writes `rethrows`: the same
 ///   at every call site (no `try` for a block that does not throw).
 /// - Reentrancy is per context: a block of context A that waits for context B, whose block
-///   then waits for A, deadlocks (A's queue is busy waiting).
+///   then waits for A, deadlocks (A's queue is busy waiting). Likewise a main-queue context
+///   waited for from a private context's block that a main-queue block is waiting for.
 extension NSManagedObjectContext {
     // MARK: Performing blocks
 

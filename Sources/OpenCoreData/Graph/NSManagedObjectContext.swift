@@ -9,8 +9,8 @@
 /// Concurrency is Apple's (see `+Concurrency`): a `privateQueueConcurrencyType` context runs
 /// its blocks on its own serial queue, a `mainQueueConcurrencyType` context on the main queue.
 /// The context's state is touched only there: inside ``perform(_:)`` or ``performAndWait(_:)``,
-/// or on the main thread for a main-queue context. Code that uses a context from one thread
-/// only may also call it directly, as Apple allows.
+/// or anywhere on the main queue (or the main thread) for a main-queue context. Code that uses
+/// a context from one thread only may also call it directly, as Apple allows.
 ///
 /// Differences from Apple:
 /// - On Linux nothing drains the main queue by itself. A program that uses a main-queue context
