@@ -5,8 +5,13 @@
 ///   (there are no app bundles on Linux), and accepts Xcode's uncompiled `.xcdatamodeld` as well as
 ///   compiled models.
 /// - ``defaultDirectoryURL()`` follows the XDG base-directory rules on Linux.
-/// - ``performBackgroundTask(_:)`` runs its block inline, in a new private-queue context; queue
-///   semantics come with the contexts' queues.
+/// - ``viewContext`` runs its blocks on the main queue, which nothing drains by itself on Linux:
+///   a program that uses it from other threads must call `dispatchMain()` or
+///   `RunLoop.main.run()`, or have an `async` `main`. Servers should use
+///   ``newBackgroundContext()`` and ``performBackgroundTask(_:)`` instead.
+// @unchecked Sendable: the container's own properties are set in `init` (only
+// `persistentStoreDescriptions` is mutable, for setting up before loading, as in Apple); the
+// coordinator guards itself with its lock and each context is confined to its queue.
 open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// The container's name: the model's name, and the default store file's base name.
     public let name: String
@@ -116,19 +121,20 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         return context
     }
 
-    /// Runs `block` with a new private-queue context.
-    ///
-    /// Differs from Apple: the block runs inline, before this method returns.
-    open func performBackgroundTask(_ block: @escaping (NSManagedObjectContext) -> Void) {
+    /// Runs `block` on the queue of a new private-queue context and returns at once.
+    open func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
         let context = newBackgroundContext()
-        context.performAndWait { block(context) }
+        context.perform { block(context) }
     }
 
-    /// Runs `block` with a new private-queue context and returns its result.
+    /// Runs `block` on the queue of a new private-queue context and returns its result.
     ///
-    /// Differs from Apple: the block runs inline on the caller's task.
-    public func performBackgroundTask<T>(_ block: @escaping (NSManagedObjectContext) throws -> T) async rethrows -> T {
+    /// Differs from Apple: declared with typed `throws(E)` instead of `rethrows` (the same at
+    /// every call site).
+    public func performBackgroundTask<T, E: Error>(_ block: @escaping (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
         let context = newBackgroundContext()
-        return try block(context)
+        // Apple's block is not @Sendable: it is handed over once, to run on the new queue.
+        let handOver = QueueHandOver(value: block)
+        return try await context.perform(schedule: .enqueued) { () throws(E) -> T in try handOver.value(context) }
     }
 }

@@ -8,17 +8,34 @@
 /// Its aspects live in separate files: store management (`+Stores`), metadata (`+Metadata`),
 /// migration (`+Migration`) and the context's interface (`+Requests`).
 ///
+/// Every operation on the stores runs under the coordinator's recursive lock
+/// (``operationLock``), so the contexts of many queues share one coordinator safely.
+///
 /// Differences from Apple: `perform` and `performAndWait` run the block inline, on the caller's
 /// thread, under the coordinator's lock.
+// @unchecked Sendable: the stores and everything reached through them are used only under
+// `operationLock`; the model is frozen (immutable) before the coordinator exists.
 open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The model of every store of this coordinator. Adding the coordinator freezes it.
     public let managedObjectModel: NSManagedObjectModel
 
-    /// The stores, in the order they were added.
-    open internal(set) var persistentStores: [NSPersistentStore] = []
+    /// The stores, in the order they were added. Read and written under ``operationLock``.
+    open internal(set) var persistentStores: [NSPersistentStore] {
+        get { withLock { stores } }
+        set { withLock { stores = newValue } }
+    }
 
-    /// The coordinator's name, for debugging.
-    open var name: String?
+    /// Storage of ``persistentStores``; touched only under ``operationLock``.
+    private var stores: [NSPersistentStore] = []
+
+    /// The coordinator's name, for debugging. Read and written under ``operationLock``.
+    open var name: String? {
+        get { withLock { storedName } }
+        set { withLock { storedName = newValue } }
+    }
+
+    /// Storage of ``name``; touched only under ``operationLock``.
+    private var storedName: String?
 
     /// Serializes every operation on the stores. Recursive, so a block run by ``perform(_:)``
     /// may call the coordinator again.

@@ -37,6 +37,7 @@ extension NSManagedObject: KeyValueCoding {
     /// The throwing form of ``setValue(_:forKey:)``. Not in Apple's API.
     public func setValueThrowing(_ value: Any?, forKey key: String) throws {
         guard let property = entity.propertiesByName[key] else { throw unknownKey(key) }
+        checkConcurrency("setValue(_:forKey: \"\(key)\")")
         let value = ValueComparison.unwrap(value).flatMap { ValueComparison.isNSNull($0) ? nil : $0 }
         switch property {
         case let attribute as NSAttributeDescription:

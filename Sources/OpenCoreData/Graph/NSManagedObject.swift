@@ -231,6 +231,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
             default: throw unknownKey(key)
             }
         }
+        checkConcurrency("value(forKey: \"\(key)\")")
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         return read(property)
@@ -245,12 +246,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
 
     /// The stored value of a property, without access hooks (to-many values as for ``value(forKey:)``).
     open func primitiveValue(forKey key: String) -> Any? {
-        primitiveStoredValue(forKey: key)
+        checkConcurrency("primitiveValue(forKey: \"\(key)\")")
+        return primitiveStoredValue(forKey: key)
     }
 
     /// Sets the stored value of a property without change hooks or inverse maintenance. The change
     /// is still tracked (and undoable), as in Core Data.
     open func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        checkConcurrency("setPrimitiveValue(_:forKey: \"\(key)\")")
         setPrimitiveStoredValue(value, forKey: key)
     }
 

@@ -31,6 +31,7 @@ extension NSManagedObjectContext {
     /// batches the walk has moved past (all but the current and the previous one) turn back into
     /// faults when they have no unsaved changes, which keeps memory bounded.
     public func fetch<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [ResultType] {
+        checkConcurrency("fetch(_:) of \(request.entityName ?? "?")")
         switch try performFetch(request) {
         case .objects(let objects):
             if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty, request.fetchBatchSize == 0,
@@ -50,6 +51,7 @@ extension NSManagedObjectContext {
 
     /// The number of objects `request` would fetch (pending changes included as for `fetch`).
     public func count<ResultType>(for request: NSFetchRequest<ResultType>) throws -> Int {
+        checkConcurrency("count(for:) of \(request.entityName ?? "?")")
         switch try performFetch(request, counting: true) {
         case .objects(let objects): return objects.count
         case .objectIDs(let ids): return ids.count
@@ -195,6 +197,7 @@ extension NSManagedObjectContext {
     ///
     /// Differs from Apple: asynchronous fetches complete synchronously.
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        checkConcurrency("execute(_:)")
         if let executable = request as? ContextExecutableRequest { return try executable.execute(in: self) }
         throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreUnsupportedRequestTypeError, userInfo: [
             NSLocalizedDescriptionKey: "The context can't execute a \(Swift.type(of: request))",

@@ -59,6 +59,8 @@ extension NSManagedObjectContext {
     /// Ends the current event: applies delete rules, drops objects that were inserted and then
     /// deleted, posts `NSManagedObjectContextObjectsDidChange` and closes the undo event group.
     public func processPendingChanges() {
+        checkConcurrency("processPendingChanges()")
+        forgetFreedObjects()
         propagateDeletions()
         dropDeletedInsertions()
         postObjectsDidChange()

@@ -18,6 +18,7 @@ extension NSManagedObjectContext {
     /// Differs from Apple only in that `willSave()` runs before validation (as Apple does in
     /// practice: values set in `willSave()` are validated).
     public func save() throws {
+        checkConcurrency("save()")
         guard hasChanges || !pendingDeletions.isEmpty else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         processPendingChanges()
@@ -145,6 +146,7 @@ extension NSManagedObjectContext {
 
     /// Gives the objects permanent IDs from their stores now (saving keeps them).
     public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        checkConcurrency("obtainPermanentIDs(for:)")
         guard let coordinator = persistentStoreCoordinator else {
             throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreSaveError, userInfo: [
                 NSLocalizedDescriptionKey: "The context has no persistent store coordinator to obtain permanent IDs from.",
@@ -173,6 +175,7 @@ extension NSManagedObjectContext {
     /// Discards every unsaved change: inserted objects leave the context, updated and deleted
     /// ones get their last committed values back. Clears the undo stack.
     public func rollback() {
+        checkConcurrency("rollback()")
         undoManager?.removeAllActions()
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
@@ -203,6 +206,7 @@ extension NSManagedObjectContext {
     /// Forgets every registered object (they become unusable, as in Core Data) and every change.
     /// Posts `NSManagedObjectContextObjectsDidChange` with ``NSInvalidatedAllObjectsKey``.
     public func reset() {
+        checkConcurrency("reset()")
         undoManager?.removeAllActions()
         let objects = Array(registry.values)
         for object in objects {
@@ -235,6 +239,7 @@ extension NSManagedObjectContext {
     /// fault (refetched when touched). With true its persistent values are reloaded and its
     /// unsaved changes applied again on top. Objects inserted and not saved are left alone.
     public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        checkConcurrency("refresh(_:mergeChanges:)", object: object)
         guard object.managedObjectContext === self, registry[object.objectID] === object,
               !insertedList.contains(object), object.committedSnapshot != nil || object.faultFlag else { return }
         recordingSuspended += 1
@@ -264,6 +269,7 @@ extension NSManagedObjectContext {
 
     /// Refreshes every registered object, keeping unsaved changes.
     public func refreshAllObjects() {
+        checkConcurrency("refreshAllObjects()")
         for object in Array(registry.values) { refresh(object, mergeChanges: true) }
     }
 }

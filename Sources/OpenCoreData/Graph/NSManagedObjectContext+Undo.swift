@@ -7,6 +7,7 @@
 extension NSManagedObjectContext {
     /// Processes pending changes, then undoes the last event group.
     public func undo() {
+        checkConcurrency("undo()")
         guard let undoManager else { return }
         processPendingChanges()
         undoManager.undo()
@@ -15,6 +16,7 @@ extension NSManagedObjectContext {
 
     /// Processes pending changes, then redoes the last undone group.
     public func redo() {
+        checkConcurrency("redo()")
         guard let undoManager else { return }
         processPendingChanges()
         undoManager.redo()

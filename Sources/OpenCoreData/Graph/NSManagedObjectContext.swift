@@ -8,9 +8,21 @@ import Logging
 /// and saves all-or-nothing. Aspects are split by file: `+ChangeTracking`, `+DeleteRules`,
 /// `+Undo`, `+Saving`, `+Fetching`, `+Notifications`.
 ///
+/// Concurrency is Apple's (see `+Concurrency`): a `privateQueueConcurrencyType` context runs
+/// its blocks on its own serial queue, a `mainQueueConcurrencyType` context on the main queue.
+/// The context's state is touched only there: inside ``perform(_:)`` or ``performAndWait(_:)``,
+/// or anywhere on the main queue (or the main thread) for a main-queue context. Code that uses
+/// a context from one thread only may also call it directly, as Apple allows.
+///
 /// Differences from Apple:
-/// - `perform` and `performAndWait` run their block inline on the calling thread, for every
-///   concurrency type; queue confinement comes later. Use `lock()`/`unlock()` or one thread.
+/// - On Linux nothing drains the main queue by itself. A program that uses a main-queue context
+///   (``NSPersistentContainer/viewContext``) from other threads must run it: call
+///   `dispatchMain()` or `RunLoop.main.run()` at the end of its top-level code, or use an
+///   `async` `main` (the main actor runs on the main queue). Servers should use private-queue
+///   contexts (``NSPersistentContainer/newBackgroundContext()``) and leave the main queue alone.
+/// - `OPENCOREDATA_CONCURRENCY_DEBUG=1` in the environment stands for Apple's
+///   `-com.apple.CoreData.ConcurrencyDebug 1`: a use of a queue context off its queue traps with
+///   a message naming the context, the object and the call.
 /// - There is no run loop: pending changes are processed (delete rules applied,
 ///   `NSManagedObjectContextObjectsDidChange` posted, the undo event group closed) when you call
 ///   ``processPendingChanges()``, and by `save()`, `fetch(_:)`, `undo()` and `redo()`.
@@ -18,7 +30,11 @@ import Logging
 /// - As in Apple, the context does not retain unchanged registered objects: an object that
 ///   nothing else holds is freed and leaves the registry. Objects with unsaved changes (inserted,
 ///   updated, deleted) stay retained until they are saved or rolled back. Free managed objects on
-///   the context's thread (objects are not thread-safe, as in Apple).
+///   the context's queue (objects are not thread-safe, as in Apple); one freed elsewhere still
+///   leaves the registry safely (it has its own lock).
+// @unchecked Sendable: the context's state is confined to its queue (the private serial queue,
+// the main queue, or the caller's thread for confinement); `registry` has its own lock, read
+// by objects' `deinit` on any thread. See NSManagedObjectContext+Concurrency.swift.
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How a context confines its work, with Apple's raw values.
     public enum ConcurrencyType: UInt, Sendable {
@@ -74,8 +90,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Tracking state
 
-    /// The registered objects, one per ID, not retained.
-    var registry = ObjectRegistry()
+    /// The registered objects, one per ID, not retained. The one piece of state with its own
+    /// lock: freed objects leave it from any thread.
+    let registry = ObjectRegistry()
     /// The ID of the fault ``object(with:)`` is creating, which `NSManagedObject.init` takes.
     private var faultIDBeingCreated: NSManagedObjectID?
     var insertedList = ObjectList()
@@ -104,11 +121,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// While positive, changes are not recorded (loading values, `awakeFromFetch`).
     var recordingSuspended = 0
 
-    private let contextLock = NSRecursiveLock()
+    /// Where the context runs its blocks: its own serial queue, the main queue, or inline.
+    let executor: ContextExecutor
+    /// The lock behind Apple's deprecated ``lock()``, ``unlock()`` and ``tryLock()``. The
+    /// context's own state does not rely on it (it is confined to the context's queue).
+    let apiLock = NSRecursiveLock()
 
     /// Creates a context.
     public init(concurrencyType type: ConcurrencyType) {
         concurrencyType = type
+        executor = ContextExecutor(for: type)
         super.init()
     }
 
@@ -116,55 +138,44 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// as Apple's `init()` does.
     ///
     /// Deprecated by Apple in favour of ``init(concurrencyType:)``. Such a context belongs to the
-    /// thread that uses it; ``perform(_:)`` and ``performAndWait(_:)`` run their block inline, as
-    /// they do for every type here.
+    /// thread that uses it; ``perform(_:)`` and ``performAndWait(_:)`` run their block inline on
+    /// the calling thread.
     @available(*, deprecated, message: "Use init(concurrencyType:) instead")
     public convenience override init() {
         self.init(concurrencyType: .confinementConcurrencyType)
     }
 
-    // MARK: Concurrency
+    // MARK: Concurrency (bodies in NSManagedObjectContext+Concurrency.swift)
 
-    /// Runs `block` (inline; see the type's notes).
-    open func perform(_ block: @escaping () -> Void) {
-        contextLock.lock()
-        defer { contextLock.unlock() }
-        block()
+    /// Enqueues `block` on the context's queue and returns at once. The block is followed by
+    /// ``processPendingChanges()``, as in Apple.
+    open func perform(_ block: @escaping @Sendable () -> Void) {
+        enqueueBlock(block)
     }
 
-    /// Runs `block` and waits for it (inline).
+    /// Runs `block` on the context's queue and waits for it; inline when already on the queue
+    /// (reentrant).
     open func performAndWait(_ block: () -> Void) {
-        contextLock.lock()
-        defer { contextLock.unlock() }
-        block()
+        executor.runAndWait { runInline(block) }
     }
 
-    /// Runs `block` and returns its result (inline).
-    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        contextLock.lock()
-        defer { contextLock.unlock() }
-        return try block()
-    }
-
-    /// Runs `block` and returns its result. Runs inline whatever `schedule` says.
-    public func perform<T>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws -> T) async rethrows -> T {
-        try performAndWait(block)
-    }
-
-    /// Takes the context's (recursive) lock.
-    open func lock() { contextLock.lock() }
+    /// Takes the context's (recursive) lock. Deprecated by Apple in favour of ``perform(_:)``:
+    /// the lock only excludes other `lock()` callers (and the blocks of a context without a
+    /// queue); the context's state is confined to its queue.
+    open func lock() { apiLock.lock() }
 
     /// Releases the context's lock.
-    open func unlock() { contextLock.unlock() }
+    open func unlock() { apiLock.unlock() }
 
     /// Takes the lock if it is free; returns whether it did.
-    open func tryLock() -> Bool { contextLock.try() }
+    open func tryLock() -> Bool { apiLock.try() }
 
     // MARK: Registered objects
 
     /// The registered object with `objectID`, or `nil`.
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
-        registry[objectID]
+        checkConcurrency("registeredObject(for:)")
+        return registry[objectID]
     }
 
     /// Every object registered in the context: objects with unsaved changes, and unchanged
@@ -175,6 +186,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// class) that loads when touched. Traps for a temporary ID the context does not know, as
     /// Apple raises.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        checkConcurrency("object(with:)")
         if let object = registry[objectID] { return object }
         precondition(!objectID.isTemporaryID, "object(with:): the temporary ID \(objectID) does not belong to this context")
         let object = makeFault(objectID)
@@ -184,6 +196,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Creates and registers a fault (of the entity's registered class) for `objectID`.
     func makeFault(_ objectID: NSManagedObjectID) -> NSManagedObject {
+        forgetFreedObjects()
         faultIDBeingCreated = objectID
         let object = ManagedObjectClasses.instantiate(objectID.entity, insertInto: self)
         if faultIDBeingCreated != nil || object.objectID !== objectID {
@@ -206,17 +219,30 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         return id
     }
 
-    /// Called by a registered object being freed: it leaves the registry, and its cached
-    /// snapshot goes.
+    /// Called by a registered object being freed, on any thread: it leaves the registry at once
+    /// (under the registry's lock); what the context cached for it goes at the next
+    /// ``forgetFreedObjects()``, on the context's queue.
     func unregisterFreedObject(_ object: NSManagedObject) {
-        registry.remove(object, id: object.objectID)
-        if !rowCache.isEmpty { rowCache[object.objectID] = nil }
-        if !refreshedFaults.isEmpty { refreshedFaults.remove(object.objectID) }
+        registry.removeFreed(object, id: object.objectID)
+    }
+
+    /// Drops the cached snapshots and refresh marks of objects freed since the last call, unless
+    /// a new object of the same ID is registered by now. Runs on the context's queue before a
+    /// new object of a known ID is made, and when pending changes are processed.
+    func forgetFreedObjects() {
+        let freed = registry.takeFreedIDs()
+        guard !freed.isEmpty, !rowCache.isEmpty || !refreshedFaults.isEmpty else { return }
+        for id in freed where registry[id] == nil {
+            rowCache[id] = nil
+            refreshedFaults.remove(id)
+        }
     }
 
     /// The object with `objectID`, loaded: throws `NSManagedObjectReferentialIntegrityError`
     /// (133000) when no store has it.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        checkConcurrency("existingObject(with:)")
+        forgetFreedObjects()
         if let object = registry[objectID], !object.faultFlag { return object }
         guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
               let snapshot = try registry[objectID]?.fetchedSnapshot ?? rowCache[objectID]
@@ -239,6 +265,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Registers a new object to be saved at the next save; `awakeFromInsert()` runs the first
     /// time. Inserting a deleted object undeletes it. Traps for an object of another context.
     open func insert(_ object: NSManagedObject) {
+        checkConcurrency("insert(_:)", object: object)
         if let other = object.managedObjectContext, other !== self {
             preconditionFailure("An NSManagedObject may only be in one NSManagedObjectContext; \(object.objectID) belongs to another context")
         }
@@ -265,6 +292,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// ``processPendingChanges()``. Deleting an object that was inserted and never saved just
     /// discards it (when pending changes are processed).
     open func delete(_ object: NSManagedObject) {
+        checkConcurrency("delete(_:)", object: object)
         guard object.managedObjectContext === self, registry[object.objectID] === object,
               !deletedList.contains(object) else { return }
         markDeleted(object)

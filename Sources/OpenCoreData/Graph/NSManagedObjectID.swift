@@ -11,6 +11,8 @@ import Synchronization
 ///
 /// IDs are immutable, `Hashable` and `Sendable`: pass them between contexts and threads, never
 /// the objects themselves.
+// @unchecked Sendable: immutable once made (no lock needed): every stored property is a `let`,
+// the entity belongs to a frozen model, and the origin is immutable too.
 public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// What distinguishes the row within its entity's store.
     enum Key: Hashable, Sendable {
@@ -122,6 +124,8 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
 /// Where object IDs point: one shared instance per store (its identifier when the IDs were
 /// made, and the store, weakly), or one per temporary ID holding its UUID.
+// @unchecked Sendable: immutable once made (no lock needed); the weak `store` is only set in
+// `init`, and weak loads are atomic.
 final class ObjectIDOrigin: @unchecked Sendable {
     let storeIdentifier: String?
     private(set) weak var store: NSPersistentStore?

@@ -116,16 +116,16 @@ struct NSPersistentContainerTests {
         #expect(background.concurrencyType == .privateQueueConcurrencyType)
         #expect(background.persistentStoreCoordinator === container.persistentStoreCoordinator)
 
-        var ran = false
+        let done = DispatchSemaphore(value: 0)
         container.performBackgroundTask { context in
-            ran = true
             #expect(context !== container.viewContext)
             #expect(context.concurrencyType == .privateQueueConcurrencyType)
             let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
             note.setValue("from the background", forKey: "text")
             #expect(throws: Never.self) { try context.save() }
+            done.signal()
         }
-        #expect(ran)
+        done.wait()
         let notes = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note"))
         #expect(notes.map { $0.value(forKey: "text") as? String } == ["from the background"])
     }
