@@ -13,8 +13,9 @@ struct XMLDocumentInputError: Error, CustomStringConvertible {
 /// swift-corelibs-foundation's `XMLDocument(data:options:)` dereferences a NULL pointer when
 /// libxml2 builds no document: empty data, data whose first character is NUL (in the encoding
 /// libxml2 detects), and an unsupported `encoding` in the declaration, where libxml2 stops before
-/// starting a document. So the first character is checked, then `XMLParser` (libxml2's push
-/// parser) must read the data without an error and see at least one element.
+/// starting a document (found by trying each such input). So the first character is checked and
+/// `XMLParser` (libxml2's push parser) must read the data without an error before `XMLDocument`
+/// is built; a document without a root element is refused too.
 enum XMLDocumentInput {
     /// The document in `data`, or an error saying why it is not one.
     static func document(from data: Data) throws(XMLDocumentInputError) -> XMLDocument {
@@ -23,21 +24,21 @@ enum XMLDocumentInput {
                                                                   : "not an XML document (it starts with a NUL character)")
         }
         let checker = XMLParser(data: data)
-        let watcher = ElementWatcher()
-        checker.delegate = watcher
         guard checker.parse(), checker.parserError == nil else {
             let code = (checker.parserError as NSError?)?.code ?? 0
             throw XMLDocumentInputError(description:
                 "not an XML document: it is not well-formed XML (parser error \(code) at line \(checker.lineNumber), column \(checker.columnNumber))")
         }
-        guard watcher.sawElement else {
-            throw XMLDocumentInputError(description: "not an XML document (it has no element)")
-        }
+        let document: XMLDocument
         do {
-            return try XMLDocument(data: data, options: [])
+            document = try XMLDocument(data: data, options: [])
         } catch {
             throw XMLDocumentInputError(description: "not an XML document: \(error.localizedDescription)")
         }
+        guard document.rootElement() != nil else {
+            throw XMLDocumentInputError(description: "not an XML document (it has no root element)")
+        }
+        return document
     }
 
     /// Whether the first character of `data` is not NUL, reading it in the encoding libxml2
@@ -56,14 +57,5 @@ enum XMLDocumentInput {
         }
         let unit = data.dropFirst(skip).prefix(width)
         return unit.count == width && unit.contains { $0 != 0 }
-    }
-
-    /// Notes whether the parser saw an element.
-    private final class ElementWatcher: NSObject, XMLParserDelegate {
-        var sawElement = false
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
-            sawElement = true
-        }
     }
 }
