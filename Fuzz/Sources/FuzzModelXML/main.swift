@@ -11,10 +11,6 @@ public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRa
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    // Pending fix (Fuzz/Regressions/pending/model-xml/): FoundationXML's `XMLDocument(data:)`
-    // dereferences a NULL document for these inputs. libFuzzer always runs the empty input
-    // first, so without this skip the target stops at once. Remove once the reader is fixed.
-    if count == 0 || (count == 1 && bytes[0] == 0) { return 0 }
     return FuzzTarget.modelXML.run(bytes, count)
 }
 

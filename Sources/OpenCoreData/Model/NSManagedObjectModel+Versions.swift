@@ -15,7 +15,7 @@ extension NSManagedObjectModel {
         }
         let infoURL = url.appendingPathComponent(CompiledModelFormat.versionInfoName)
         guard let data = FileManager.default.contents(atPath: infoURL.path),
-              let info = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+              let info = try? PropertyListInput.propertyList(from: data) as? [String: Any] else {
             throw ManagedObjectModelError(.unsupportedFormat, "not a versioned model (no readable VersionInfo.plist)", file: url)
         }
         guard let versions = info[CompiledModelFormat.versionHashesKey] as? [String: [String: Data]] else {

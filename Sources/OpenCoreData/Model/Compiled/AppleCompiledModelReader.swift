@@ -62,7 +62,7 @@ enum AppleCompiledModelReader {
             }
             throw ManagedObjectModelError(.badCurrentVersion, "the compiled model folder has no readable VersionInfo.plist", file: url)
         }
-        guard let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any] else {
+        guard let plist = try? PropertyListInput.propertyList(from: data) as? [String: Any] else {
             throw ManagedObjectModelError(.badCurrentVersion, "VersionInfo.plist is not a property list dictionary", file: plistURL)
         }
         guard let current = plist["NSManagedObjectModel_CurrentVersionName"] as? String, !current.isEmpty else {

@@ -120,7 +120,7 @@ public enum CompiledModelFormat {
     static func readFolderIfOurs(at url: URL) throws -> NSManagedObjectModel? {
         let infoURL = url.appendingPathComponent(versionInfoName)
         guard let data = FileManager.default.contents(atPath: infoURL.path),
-              let info = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+              let info = try? PropertyListInput.propertyList(from: data) as? [String: Any],
               info[folderFormatKey] as? String == folderFormatName else { return nil }
         guard (info[folderFormatVersionKey] as? Int).map({ $0 <= formatVersion }) ?? false else {
             throw ManagedObjectModelError(.invalidCompiledModel, "unknown compiled model format version", file: infoURL)
@@ -141,7 +141,7 @@ public enum CompiledModelFormat {
     /// The model in the compiled file `data`, or `nil` when the bytes are not our format.
     static func readFileIfOurs(_ data: Data, at url: URL) throws -> NSManagedObjectModel? {
         guard data.starts(with: Array("bplist".utf8)),
-              let root = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+              let root = try? PropertyListInput.propertyList(from: data) as? [String: Any],
               root["format"] as? String == formatName else { return nil }
         guard (root["formatVersion"] as? Int).map({ $0 <= formatVersion }) ?? false else {
             throw ManagedObjectModelError(.invalidCompiledModel, "unknown compiled model format version", file: url)

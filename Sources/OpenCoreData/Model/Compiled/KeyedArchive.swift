@@ -39,7 +39,7 @@ struct KeyedArchive: Sendable {
         self.file = file
         let plist: Any
         do {
-            plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            plist = try PropertyListInput.propertyList(from: data)
         } catch {
             throw KeyedArchiveError(file: file, reason: .notAPropertyList(String(describing: error)))
         }

@@ -12,7 +12,7 @@ struct StringsFile {
     /// Parses the file's bytes into its key-value pairs.
     static func parse(_ data: Data) throws -> [String: String] {
         if data.starts(with: Array("bplist".utf8)) || data.starts(with: Array("<?xml".utf8)) {
-            let plist = try PropertyListSerialization.propertyList(from: data, format: nil)
+            let plist = try PropertyListInput.propertyList(from: data)
             guard let dictionary = plist as? [String: Any] else { throw ParseError(offset: 0, message: "not a dictionary") }
             return dictionary.compactMapValues { $0 as? String }
         }

@@ -14,21 +14,11 @@ struct XcodeModelContentsReader {
 
     /// Reads the model in `data`.
     func read(_ data: Data) throws -> NSManagedObjectModel {
-        // XMLParser checks well-formedness quietly and says where it failed; XMLDocument (libxml2's
-        // tree) would print to stderr and hand back an empty document instead.
-        // (`parse()` can return true for a truncated file; `parserError` still tells.)
-        let checker = XMLParser(data: data)
-        guard checker.parse(), checker.parserError == nil else {
-            let code = (checker.parserError as NSError?)?.code ?? 0
-            throw ManagedObjectModelError(.malformedXML,
-                "the file is not well-formed XML (parser error \(code) at line \(checker.lineNumber), column \(checker.columnNumber))",
-                file: file)
-        }
         let document: XMLDocument
         do {
-            document = try XMLDocument(data: data, options: [])
+            document = try XMLDocumentInput.document(from: data)
         } catch {
-            throw ManagedObjectModelError(.malformedXML, "the file is not well-formed XML (\(error.localizedDescription))", file: file)
+            throw ManagedObjectModelError(.malformedXML, error.description, file: file)
         }
         guard let root = document.rootElement() else {
             throw ManagedObjectModelError(.malformedXML, "the file has no root element", file: file)

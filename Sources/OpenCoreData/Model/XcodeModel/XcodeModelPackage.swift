@@ -19,7 +19,7 @@ enum XcodeModelPackage {
         }
         let plist: Any
         do {
-            plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: marker), format: nil)
+            plist = try PropertyListInput.propertyList(from: Data(contentsOf: marker))
         } catch {
             throw ManagedObjectModelError(.badCurrentVersion, "the file is not a property list", file: marker)
         }

@@ -64,7 +64,7 @@ struct BinaryStoreDecoder {
         let plist = try reader.slice(try reader.count())
         let object: Any
         do {
-            object = try PropertyListSerialization.propertyList(from: Data(plist), options: [], format: nil)
+            object = try PropertyListInput.propertyList(from: Data(plist))
         } catch {
             throw BinaryStoreFormatError.malformed("the metadata is not a property list (\(error))")
         }

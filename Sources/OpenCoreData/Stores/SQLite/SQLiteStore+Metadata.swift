@@ -23,7 +23,7 @@ extension SQLiteStore {
         case .blob(let plist):
             let decoded: Any
             do {
-                decoded = try PropertyListSerialization.propertyList(from: plist, options: [], format: nil)
+                decoded = try PropertyListInput.propertyList(from: plist)
             } catch {
                 throw SQLiteRowErrors.unreadableMetadata(column: "Z_PLIST", version: version, "the blob is not a property list (\(error.localizedDescription))")
             }

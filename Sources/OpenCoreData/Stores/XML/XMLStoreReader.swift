@@ -141,7 +141,7 @@ struct XMLStoreReader {
         guard let element = info.child("metadata"), !element.children.isEmpty else { return [:] }
         let plist = Data(data[data.startIndex + element.contentRange.lowerBound..<data.startIndex + element.contentRange.upperBound])
         do {
-            guard let dictionary = try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any] else {
+            guard let dictionary = try PropertyListInput.propertyList(from: plist) as? [String: Any] else {
                 throw corrupt("<metadata> does not hold a dictionary", line: element.line)
             }
             return dictionary
