@@ -75,6 +75,9 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// coordinator: fetches fill it, fault firing reads it before SQL, saves keep it current.
     let rowCache = SQLiteRowCache()
 
+    /// What the store last saw of other connections' commits (`SQLiteStore+SharedFile.swift`).
+    let sharedFileState = SQLiteSharedFileState()
+
     /// The store's SQL debug log (`OPENCOREDATA_SQL_DEBUG`, or the `SQLDebugLog.levelOption`
     /// store option), traced on every connection the store opens.
     public let sqlLog: SQLDebugLog
@@ -185,6 +188,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var configuration = Configuration()
         configuration.readonly = isReadOnly
         configuration.label = "OpenCoreData.SQLiteStore"
+        configuration.busyMode = .timeout(Self.busyTimeout)
         sqlLog.install(in: &configuration)
         let wantsWAL = (pragmaOptions["journal_mode"].map { $0.uppercased() == "WAL" }) ?? true
         let readOnly = isReadOnly
@@ -203,6 +207,14 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             throw corrupt(error)
         }
     }
+
+    /// How long a statement waits for another connection's lock (another coordinator or
+    /// process on the same file) before `SQLITE_BUSY` becomes an error: 30 seconds.
+    ///
+    /// Writes run in `BEGIN IMMEDIATE` transactions (GRDB's default for writes), so two
+    /// writers queue up on the write lock at the start of their transactions instead of
+    /// deadlocking on a lock upgrade; readers in WAL mode never wait for writers.
+    public static let busyTimeout: TimeInterval = 30
 
     /// `NSSQLitePragmasOption` as pragma name → value text.
     var pragmaOptions: [String: String] {
@@ -289,7 +301,9 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     open override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
-        let queue = try DatabaseQueue(path: url.path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
         try queue.write { db in
             guard let old = try readMetadata(db) else {
                 throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store.",
@@ -307,6 +321,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Rows by primary key: from the row cache, else read in batches of `Z_PK IN (…)` (and
     /// cached); IDs that no longer exist are left out.
     open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
+        try forgetRowsChangedElsewhere()
         let (found, missing) = rowCache.lookUp(objectIDs)
         guard !missing.isEmpty else { return found }
         let read = try readSnapshots(for: missing)
@@ -318,6 +333,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// (negative: whenever read; 0: never), else read from the file (and cached).
     open override func snapshots(for objectIDs: [NSManagedObjectID], cachedWithin interval: TimeInterval) throws -> [ObjectSnapshot] {
         if interval == 0 { return try freshSnapshots(for: objectIDs) }
+        try forgetRowsChangedElsewhere()
         let (found, missing) = rowCache.lookUp(objectIDs, maxAge: interval)
         guard !missing.isEmpty else { return found }
         let read = try readSnapshots(for: missing)
@@ -342,6 +358,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The snapshots fetched go into the row cache (the last ``SQLiteRowCache/capacity`` of
     /// them: earlier ones would be evicted at once).
     open override func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
+        try forgetRowsChangedElsewhere()
         let result = try runFetch(request)
         if case .snapshots(let snapshots) = result { rowCache.insert(contentsOf: snapshots.suffix(rowCache.capacity)) }
         return result
@@ -359,7 +376,13 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// Read-only, IDs and `Z_OPT` conflicts (`NSManagedObjectMergeError`, 133020).
     open override func checkSave(_ changes: StoreSaveChanges) throws {
-        try checkChanges(changes)
+        do {
+            try checkChanges(changes)
+        } catch {
+            // The rows that conflicted are read again by the next fault or refresh.
+            rowCache.remove((changes.updated + changes.deleted).map(\.objectID))
+            throw error
+        }
     }
 
     /// One transaction: deletes, inserts, updates (`WHERE Z_PK = ? AND Z_OPT = ?`), to-many
