@@ -75,9 +75,6 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// coordinator: fetches fill it, fault firing reads it before SQL, saves keep it current.
     let rowCache = SQLiteRowCache()
 
-    /// What the store last saw of other connections' commits (`SQLiteStore+SharedFile.swift`).
-    let sharedFileState = SQLiteSharedFileState()
-
     /// The store's SQL debug log (`OPENCOREDATA_SQL_DEBUG`, or the `SQLDebugLog.levelOption`
     /// store option), traced on every connection the store opens.
     public let sqlLog: SQLDebugLog
@@ -321,7 +318,6 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Rows by primary key: from the row cache, else read in batches of `Z_PK IN (…)` (and
     /// cached); IDs that no longer exist are left out.
     open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
-        try forgetRowsChangedElsewhere()
         let (found, missing) = rowCache.lookUp(objectIDs)
         guard !missing.isEmpty else { return found }
         let read = try readSnapshots(for: missing)
@@ -333,7 +329,6 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// (negative: whenever read; 0: never), else read from the file (and cached).
     open override func snapshots(for objectIDs: [NSManagedObjectID], cachedWithin interval: TimeInterval) throws -> [ObjectSnapshot] {
         if interval == 0 { return try freshSnapshots(for: objectIDs) }
-        try forgetRowsChangedElsewhere()
         let (found, missing) = rowCache.lookUp(objectIDs, maxAge: interval)
         guard !missing.isEmpty else { return found }
         let read = try readSnapshots(for: missing)
@@ -358,7 +353,6 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The snapshots fetched go into the row cache (the last ``SQLiteRowCache/capacity`` of
     /// them: earlier ones would be evicted at once).
     open override func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
-        try forgetRowsChangedElsewhere()
         let result = try runFetch(request)
         if case .snapshots(let snapshots) = result { rowCache.insert(contentsOf: snapshots.suffix(rowCache.capacity)) }
         return result
