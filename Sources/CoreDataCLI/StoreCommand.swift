@@ -10,7 +10,9 @@ import OpenCoreData
 ///   (``StoreDumpCommand``), opening it read-only.
 ///
 /// A hidden subcommand, `coredata store save-loop STORE --type T`, is the child process of the
-/// crash-safety test (``StoreSaveLoopCommand``); it is not a stable form.
+/// crash-safety test (``StoreSaveLoopCommand``), and another, `coredata store increment STORE
+/// --times N`, the child of the many-processes stress test (``StoreIncrementCommand``); they are
+/// not stable forms.
 ///
 /// Store types are spelled as in ``StoreCommand/storeTypes`` (`xml`, `binary`, `sqlite`,
 /// `memory`) or as the type strings themselves (`XML`, `Binary`, …).
@@ -19,7 +21,7 @@ struct StoreCommand: ParsableCommand {
         commandName: "store",
         abstract: "Convert persistent stores between types and print their contents.",
         discussion: CoreDataCommand.exitStatusHelp,
-        subcommands: [StoreMigrateCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreSaveLoopCommand.self]
+        subcommands: [StoreMigrateCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreSaveLoopCommand.self, StoreIncrementCommand.self]
     )
 
     /// The command-line spellings of the store types. A store type registered later (SQLite)

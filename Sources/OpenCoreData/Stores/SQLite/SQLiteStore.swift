@@ -185,6 +185,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var configuration = Configuration()
         configuration.readonly = isReadOnly
         configuration.label = "OpenCoreData.SQLiteStore"
+        configuration.busyMode = .timeout(Self.busyTimeout)
         sqlLog.install(in: &configuration)
         let wantsWAL = (pragmaOptions["journal_mode"].map { $0.uppercased() == "WAL" }) ?? true
         let readOnly = isReadOnly
@@ -203,6 +204,14 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             throw corrupt(error)
         }
     }
+
+    /// How long a statement waits for another connection's lock (another coordinator or
+    /// process on the same file) before `SQLITE_BUSY` becomes an error: 30 seconds.
+    ///
+    /// Writes run in `BEGIN IMMEDIATE` transactions (GRDB's default for writes), so two
+    /// writers queue up on the write lock at the start of their transactions instead of
+    /// deadlocking on a lock upgrade; readers in WAL mode never wait for writers.
+    public static let busyTimeout: TimeInterval = 30
 
     /// `NSSQLitePragmasOption` as pragma name → value text.
     var pragmaOptions: [String: String] {
@@ -289,7 +298,9 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     open override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
-        let queue = try DatabaseQueue(path: url.path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
         try queue.write { db in
             guard let old = try readMetadata(db) else {
                 throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file at \(url.path) is not a Core Data SQLite store.",
@@ -359,7 +370,13 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// Read-only, IDs and `Z_OPT` conflicts (`NSManagedObjectMergeError`, 133020).
     open override func checkSave(_ changes: StoreSaveChanges) throws {
-        try checkChanges(changes)
+        do {
+            try checkChanges(changes)
+        } catch {
+            // The rows that conflicted are read again by the next fault or refresh.
+            rowCache.remove((changes.updated + changes.deleted).map(\.objectID))
+            throw error
+        }
     }
 
     /// One transaction: deletes, inserts, updates (`WHERE Z_PK = ? AND Z_OPT = ?`), to-many
