@@ -29,7 +29,8 @@ import Testing
         #expect((secure.transformedValue(Self.appleDictionary) as? [String: [String: String]]) == ["ActiveScheme": ["IDENameString": "CalculatorApp"]])
 
         let archive = try KeyedArchive(data: Self.appleMutableArray)
-        let array = try #require(try archive.topNode("Array").bridgedValue(allowedClassNames: nil, depth: 0) as? [[String: Any]])
+        var budget = 1_000
+        let array = try #require(try archive.topNode("Array").bridgedValue(allowedClassNames: nil, depth: 0, budget: &budget) as? [[String: Any]])
         #expect(array.count == 2)
         #expect(array.map { $0["Identifier"] as? String } == ["0", "1"])
         #expect(array.map { $0["Width"] as? Double } == [198.0, 322.101])
@@ -192,6 +193,21 @@ import Testing
             """.utf8)
         let error = #expect(throws: TransformableValueError.self) { try secure.unarchivedValue(from: cycle) }
         #expect(error?.description.contains("deeper") == true)
+        // 40 arrays, each holding the next one twice: 2^40 objects once shared ones are
+        // expanded. Unarchiving stops at its budget instead of hanging.
+        func uid(_ n: Int) -> String { "<dict><key>CF$UID</key><integer>\(n)</integer></dict>" }
+        let arrays = (1...40).map { n in
+            "<dict><key>NS.objects</key><array>\(uid(n + 1))\(uid(n + 1))</array><key>$class</key>\(uid(42))</dict>"
+        }.joined()
+        let bomb = Data("""
+            <plist version="1.0"><dict><key>$archiver</key><string>NSKeyedArchiver</string>
+            <key>$top</key><dict><key>root</key>\(uid(1))</dict>
+            <key>$objects</key><array><string>$null</string>\(arrays)<string>leaf</string>
+            <dict><key>$classname</key><string>NSArray</string><key>$classes</key><array><string>NSArray</string></array></dict>
+            </array></dict></plist>
+            """.utf8)
+        let bombError = #expect(throws: TransformableValueError.self) { try secure.unarchivedValue(from: bomb) }
+        #expect(bombError?.description.contains("too many objects") == true)
         var deep: Any = "leaf"
         for _ in 0..<300 { deep = [deep] }
         #expect(throws: TransformableValueError.self, "deeper than the documented limit") { try secure.archivedData(of: deep) }

@@ -43,6 +43,14 @@ struct BinaryPropertyListReader {
     private var cache: [Int: Any] = [:]
     /// Containers being read, by index: a reference back to one of them is a cycle.
     private var open: Set<Int> = []
+    /// How many values each container read so far stands for once shared objects are counted at
+    /// every place they appear (``maximumExpandedSize``).
+    private var expandedSizes: [Int: Int] = [:]
+    /// The most values a property list may stand for with its shared objects expanded. A
+    /// file of a few hundred bytes can share one object at each of 64 levels and so stand for
+    /// 2^64 values: every reader that walks the result would hang. Real property lists share
+    /// strings and keyed archives share by UID, so they stay far below this.
+    private var maximumExpandedSize: Int { max(1 << 20, bytes.count * 16) }
 
     /// Whether `data` starts like a binary property list (`bplist`).
     static func isBinaryPropertyList(_ data: Data) -> Bool {
@@ -162,7 +170,12 @@ struct BinaryPropertyListReader {
             }
             open.insert(index)
             defer { open.remove(index) }
-            value = try container(marker: marker, index: index, at: position, depth: depth)
+            let (container, size) = try container(marker: marker, index: index, at: position, depth: depth)
+            guard size <= maximumExpandedSize else {
+                throw BinaryPropertyListError(reason: "object \(index) stands for more than \(maximumExpandedSize) values once its shared objects are expanded", offset: position)
+            }
+            expandedSizes[index] = size
+            value = container
         default:
             throw BinaryPropertyListError(reason: "object \(index) has unknown marker 0x\(String(marker, radix: 16))", offset: position)
         }
@@ -170,7 +183,8 @@ struct BinaryPropertyListReader {
         return value
     }
 
-    private mutating func container(marker: UInt8, index: Int, at position: Int, depth: Int) throws(BinaryPropertyListError) -> Any {
+    /// The container at `position` and how many values it stands for, itself included.
+    private mutating func container(marker: UInt8, index: Int, at position: Int, depth: Int) throws(BinaryPropertyListError) -> (Any, Int) {
         let (count, body) = try length(at: position)
         let kind = marker >> 4
         let references = try slice(body, count: kind == 0xD ? count.multipliedReportingOverflow(by: 2).partialValue : count, unit: referenceSize)
@@ -178,16 +192,24 @@ struct BinaryPropertyListReader {
             let value = Self.unsigned(bytes, at: references.startIndex + n * referenceSize, size: referenceSize)
             return value > UInt64(Int.max) ? -1 : Int(value)
         }
+        var size = 1
+        func child(_ n: Int) throws(BinaryPropertyListError) -> Any {
+            let index = reference(n)
+            let value = try object(index, depth: depth + 1)
+            let (sum, overflow) = size.addingReportingOverflow(expandedSizes[index] ?? 1)
+            size = overflow ? Int.max : sum
+            return value
+        }
         switch kind {
         case 0xA:
             var array: [Any] = []
             array.reserveCapacity(count)
-            for n in 0..<count { array.append(try object(reference(n), depth: depth + 1)) }
-            return array
+            for n in 0..<count { array.append(try child(n)) }
+            return (array, size)
         case 0xC:
             var set = Set<AnyHashable>()
             for n in 0..<count {
-                let element = try object(reference(n), depth: depth + 1)
+                let element = try child(n)
                 let hashable: AnyHashable
                 switch element {
                 case let string as String: hashable = string
@@ -202,20 +224,20 @@ struct BinaryPropertyListReader {
                     throw BinaryPropertyListError(reason: "set \(index) holds \(hashable) twice", offset: position)
                 }
             }
-            return set
+            return (set, size)
         default:
             var dictionary: [String: Any] = [:]
             dictionary.reserveCapacity(count)
             for n in 0..<count {
-                guard let key = try object(reference(n), depth: depth + 1) as? String else {
+                guard let key = try child(n) as? String else {
                     throw BinaryPropertyListError(reason: "dictionary \(index) has a key that is not a string", offset: position)
                 }
-                let value = try object(reference(count + n), depth: depth + 1)
+                let value = try child(count + n)
                 guard dictionary.updateValue(value, forKey: key) == nil else {
                     throw BinaryPropertyListError(reason: "dictionary \(index) has the key \"\(key)\" twice", offset: position)
                 }
             }
-            return dictionary
+            return (dictionary, size)
         }
     }
 

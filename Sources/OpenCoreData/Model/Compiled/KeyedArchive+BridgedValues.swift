@@ -21,13 +21,21 @@ extension KeyedArchive {
         }
         let root = try archive.topNode()
         if root.isNull { throw TransformableValueError("the archive's root object is nil") }
-        return try root.bridgedValue(allowedClassNames: allowedClassNames, depth: 0)
+        // Objects shared by reference are unarchived at every place they appear, so a small
+        // archive could stand for 2^256 values: a budget of visits bounds the work.
+        var budget = max(1 << 20, data.count * 16)
+        return try root.bridgedValue(allowedClassNames: allowedClassNames, depth: 0, budget: &budget)
     }
 }
 
 extension KeyedArchive.Node {
     /// This node as a bridged Swift value (see ``KeyedArchive/bridgedValue(of:allowedClassNames:)``).
-    func bridgedValue(allowedClassNames: Set<String>?, depth: Int) throws -> Any {
+    /// `budget` counts down the objects still allowed to be visited.
+    func bridgedValue(allowedClassNames: Set<String>?, depth: Int, budget: inout Int) throws -> Any {
+        budget -= 1
+        guard budget >= 0 else {
+            throw TransformableValueError("the archive stands for too many objects once its shared objects are expanded")
+        }
         guard depth < KeyedArchive.maximumValueDepth else {
             throw TransformableValueError("the archive nests deeper than \(KeyedArchive.maximumValueDepth) levels (or contains itself)")
         }
@@ -40,7 +48,7 @@ extension KeyedArchive.Node {
             }
         }
         func child(_ item: KeyedArchive.Node) throws -> Any {
-            try item.bridgedValue(allowedClassNames: allowedClassNames, depth: depth + 1)
+            try item.bridgedValue(allowedClassNames: allowedClassNames, depth: depth + 1, budget: &budget)
         }
         switch node.value {
         case .null: return NSNull()
@@ -98,7 +106,8 @@ extension KeyedArchive.Node {
             }
             if known.contains("NSArray") || known.contains("NSSet") || known.contains("NSOrderedSet"),
                let elements = node.elements {
-                let items = try elements.map(child)
+                var items: [Any] = []
+                for element in elements { items.append(try child(element)) }
                 if known.contains("NSArray") { return items }
                 if known.contains("NSOrderedSet") { return NSOrderedSet(array: items) }
                 var set = Set<AnyHashable>()
