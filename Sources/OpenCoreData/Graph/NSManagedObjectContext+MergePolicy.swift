@@ -118,7 +118,7 @@ extension NSManagedObjectContext {
     /// `NSManagedObjectContextObjectsDidChange`.
     func forgetDeletedObject(_ object: NSManagedObject) {
         let id = object.objectID
-        if registry[id] === object { registry[id] = nil }
+        registry.remove(object, id: id)
         rowCache[id] = nil
         object.fetchedSnapshot = nil
         updatedList.remove(object)

@@ -71,7 +71,7 @@ extension NSManagedObjectContext {
     func dropDeletedInsertions() {
         for object in deletedList where object.committedSnapshot == nil {
             deletedList.remove(object)
-            if registry[object.objectID] === object { registry[object.objectID] = nil }
+            registry.remove(object, id: object.objectID)
         }
     }
 }

@@ -113,7 +113,7 @@ extension NSManagedObjectContext {
             object.committedSnapshot = snapshot
         }
         for object in deleted {
-            if registry[object.objectID] === object { registry[object.objectID] = nil }
+            registry.remove(object, id: object.objectID)
             rowCache[object.objectID] = nil
         }
         for object in inserted { assignedStores[ObjectIdentifier(object)] = nil }
@@ -186,7 +186,7 @@ extension NSManagedObjectContext {
         deletedList.removeAll()
         pendingDeletions.removeAll()
         for object in discarded {
-            if registry[object.objectID] === object { registry[object.objectID] = nil }
+            registry.remove(object, id: object.objectID)
             assignedStores[ObjectIdentifier(object)] = nil
             object.managedObjectContext = nil
         }

@@ -50,7 +50,7 @@ extension NSManagedObjectContext {
         insertedList.remove(object)
         updatedList.remove(object)
         if !eventInserted.remove(object) { eventDeleted.insert(object) }
-        if registry[object.objectID] === object { registry[object.objectID] = nil }
+        registry.remove(object, id: object.objectID)
         undoManager?.registerUndo(withTarget: self) { context in context.insert(object) }
         object.awakeFromSnapshotEvents(.undoInsertion)
     }

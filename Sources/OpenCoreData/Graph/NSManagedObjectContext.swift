@@ -203,7 +203,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             // A subclass initializer did not pass the context on: make the object a fault here.
             faultIDBeingCreated = nil
             if insertedList.remove(object) { eventInserted.remove(object) }
-            if registry[object.objectID] === object { registry[object.objectID] = nil }
+            registry.remove(object, id: object.objectID)
             object.objectID = objectID
             object.state = nil
             object.managedObjectContext = self
@@ -419,7 +419,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Gives an object a new ID, keeping the registry keyed by ID.
     func reassign(_ object: NSManagedObject, to objectID: NSManagedObjectID) {
-        if registry[object.objectID] === object { registry[object.objectID] = nil }
+        registry.remove(object, id: object.objectID)
         object.objectID = objectID
         registry[objectID] = object
     }

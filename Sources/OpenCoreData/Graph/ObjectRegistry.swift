@@ -29,14 +29,25 @@ final class ObjectRegistry {
 
     var count: Int { lock.withLock { entries.count } }
 
+    /// Unregisters `object` if it is the one registered under `id` (one lock for the check and
+    /// the removal).
+    func remove(_ object: NSManagedObject, id: NSManagedObjectID) {
+        lock.withLock { _ = removeLocked(object, id: id) }
+    }
+
+    /// Removes the entry of `id` if it is `object`; returns whether it did. Call with the lock held.
+    private func removeLocked(_ object: NSManagedObject, id: NSManagedObjectID) -> Bool {
+        guard let index = entries.index(forKey: id),
+              entries.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return false }
+        entries.remove(at: index)
+        return true
+    }
+
     /// Unregisters a freed `object` if it is the one registered under `id`, without retaining
     /// it, and remembers `id` for ``takeFreedIDs()``. Safe on any thread.
     func removeFreed(_ object: NSManagedObject, id: NSManagedObjectID) {
-        let pointer = Unmanaged.passUnretained(object).toOpaque()
         lock.withLock {
-            guard let index = entries.index(forKey: id), entries.values[index].toOpaque() == pointer else { return }
-            entries.remove(at: index)
-            freedIDs.append(id)
+            if removeLocked(object, id: id) { freedIDs.append(id) }
         }
     }
 

@@ -37,6 +37,8 @@ final class SQLiteRowLayout: @unchecked Sendable {
     private let entities: [Int64: NSEntityDescription]
     /// By `Z_ENT`: the snapshot fields of that entity.
     private let fields: [Int64: [Field]]
+    /// By `Z_ENT`: every entity of the store, for the entity columns of to-one keys (`Z<n>_<REL>`).
+    private let storeEntities: [Int64: NSEntityDescription]
 
     /// The layout of `table` for the entities of `schema` it stores, resolved in `model`.
     init(table: SQLTableMapping, schema: SQLiteSchema, model: NSManagedObjectModel?, dialect: SQLiteDialect) {
@@ -46,7 +48,9 @@ final class SQLiteRowLayout: @unchecked Sendable {
         selectList = columns.map(dialect.quote).joined(separator: ", ")
         let position = Dictionary(columns.enumerated().map { ($1, CInt($0)) }, uniquingKeysWith: { first, _ in first })
         var entities: [Int64: NSEntityDescription] = [:]
+        var storeEntities: [Int64: NSEntityDescription] = [:]
         var fields: [Int64: [Field]] = [:]
+        for mapping in schema.entities { storeEntities[mapping.number] = model?.entitiesByName[mapping.name] }
         for mapping in schema.entities where mapping.tableName == table.name {
             guard let entity = model?.entitiesByName[mapping.name] else { continue }
             entities[mapping.number] = entity
@@ -62,6 +66,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
             fields[mapping.number] = list
         }
         self.entities = entities
+        self.storeEntities = storeEntities
         self.fields = fields
     }
 
@@ -118,7 +123,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
                 }
                 if let entityColumn, sqlite3_column_type(statement, entityColumn) != SQLITE_NULL {
                     guard sqlite3_column_type(statement, entityColumn) == SQLITE_INTEGER,
-                          let actual = store.entityDescription(number: sqlite3_column_int64(statement, entityColumn)),
+                          let actual = storeEntities[sqlite3_column_int64(statement, entityColumn)],
                           actual.isKindOf(entity: destination) else {
                         throw rowError("\(describe(statement, entityColumn)) names no entity of the relationship's destination '\(destination.name ?? "?")'",
                                        column: entityColumn, statement: statement, store: store)

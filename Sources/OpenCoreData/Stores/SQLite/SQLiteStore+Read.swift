@@ -60,7 +60,7 @@ extension SQLiteStore {
                 result.append(NSManagedObjectID(entity: entity, store: self, primaryKey: sqlite3_column_int64(row, 0)))
             } else {
                 result.append(try objectID(key: DatabaseValue(sqliteStatement: row, index: 0),
-                                           entity: DatabaseValue(sqliteStatement: row, index: 1), table: table))
+                                           entity: DatabaseValue(sqliteStatement: row, index: 1), table: table, layout: layout))
             }
         }
         return result
@@ -68,13 +68,13 @@ extension SQLiteStore {
 
     /// The ID of the row of `table` whose `Z_PK` and `Z_ENT` are `key` and `entity`; throws
     /// naming the table, column and row when either is not an integer or the entity number
-    /// names no entity of the model.
-    func objectID(key: DatabaseValue, entity number: DatabaseValue, table: String) throws -> NSManagedObjectID {
+    /// names no entity of the model. `layout` is `table`'s row layout, read once by the caller.
+    func objectID(key: DatabaseValue, entity number: DatabaseValue, table: String, layout: SQLiteRowLayout?) throws -> NSManagedObjectID {
         guard case .int64(let pk) = key.storage else {
             throw SQLiteRowErrors.unreadableRow(table: table, column: "Z_PK", primaryKey: nil,
                                                 "\(SQLiteValueMismatch.describe(key)) is not a primary key", store: self)
         }
-        guard case .int64(let value) = number.storage, let entity = layouts[table]?.entity(number: value) else {
+        guard case .int64(let value) = number.storage, let entity = layout?.entity(number: value) else {
             throw SQLiteRowErrors.unreadableRow(table: table, column: "Z_ENT", primaryKey: pk,
                                                 "\(SQLiteValueMismatch.describe(number)) names no entity stored in this table", store: self)
         }
@@ -155,7 +155,8 @@ extension SQLiteStore {
                 WHERE j.\(dialect.quote(source)) = ? ORDER BY \(order)
                 """, arguments: [key])
         }
-        return try rows.map { row in try objectID(key: row[0] as DatabaseValue, entity: row[1] as DatabaseValue, table: rowTable) }
+        let layout = layouts[rowTable]
+        return try rows.map { row in try objectID(key: row[0] as DatabaseValue, entity: row[1] as DatabaseValue, table: rowTable, layout: layout) }
     }
 
     // MARK: Fetching

@@ -29,19 +29,14 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The model the store's schema comes from (the coordinator's).
     public let managedObjectModel: NSManagedObjectModel?
 
-    /// The schema, row layouts and entities by number the store reads and writes with.
+    /// The schema and row layouts the store reads and writes with.
     private struct Mapping {
         let schema: SQLiteSchema
         /// How rows of each root table are read, by table name.
         let layouts: [String: SQLiteRowLayout]
-        /// The model's entity of each `Z_ENT`.
-        let entitiesByNumber: [Int64: NSEntityDescription]
 
         init(schema: SQLiteSchema, model: NSManagedObjectModel?) {
             self.schema = schema
-            var byNumber: [Int64: NSEntityDescription] = [:]
-            for entity in schema.entities { byNumber[entity.number] = model?.entitiesByName[entity.name] }
-            entitiesByNumber = byNumber
             layouts = Dictionary(schema.tables.map { table in
                 (table.name, SQLiteRowLayout(table: table, schema: schema, model: model, dialect: SQLiteDialect()))
             }, uniquingKeysWith: { first, _ in first })
@@ -90,14 +85,6 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         sqlLog = SQLDebugLog(options: options)
         super.init(persistentStoreCoordinator: coordinator, configurationName: configurationName, at: url, options: options)
     }
-
-    /// The model's entity numbered `number` (`Z_ENT`).
-    func entityDescription(number: Int64) -> NSEntityDescription? {
-        lock.withLock { mapping.entitiesByNumber[number] }
-    }
-
-    /// The model's entity of each `Z_ENT`, for loops over many rows (one lock, not one per row).
-    var entitiesByNumber: [Int64: NSEntityDescription] { lock.withLock { mapping.entitiesByNumber } }
 
     /// Reads and writes with `schema` from now on (an existing store's own, when it opens).
     func install(schema: SQLiteSchema) {

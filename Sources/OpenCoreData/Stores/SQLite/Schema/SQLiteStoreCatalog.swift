@@ -52,7 +52,7 @@ struct SQLiteStoreCatalog: Sendable {
             }
             let nameValue: DatabaseValue = row[2]
             guard case .string(let name) = nameValue.storage else {
-                throw corrupt(table: table, column: "Z_NAME", row: place, "holds \(describe(nameValue)), not text")
+                throw corrupt(table: table, column: "Z_NAME", row: place, "holds \(SQLiteValueMismatch.describe(nameValue)), not text")
             }
             return SQLiteStoreEntityRow(
                 entityNumber: number, name: name,
@@ -68,7 +68,7 @@ struct SQLiteStoreCatalog: Sendable {
         case .null: return nil
         case .int64(let int): return int
         case .double(let double) where double.rounded() == double && abs(double) < 9e18: return Int64(double)
-        default: throw corrupt(table: table, column: column, row: row, "holds \(describe(value)), not an integer")
+        default: throw corrupt(table: table, column: column, row: row, "holds \(SQLiteValueMismatch.describe(value)), not an integer")
         }
     }
 
@@ -76,15 +76,5 @@ struct SQLiteStoreCatalog: Sendable {
     static func corrupt(table: String, column: String, row: String, _ problem: String) -> NSError {
         PersistentStoreErrors.make(NSFileReadCorruptFileError, "The store's \(table).\(column) at \(row) \(problem).")
     }
-
-    /// A short description of a value for error messages.
-    private static func describe(_ value: DatabaseValue) -> String {
-        switch value.storage {
-        case .null: return "NULL"
-        case .int64(let int): return "the integer \(int)"
-        case .double(let double): return "the number \(double)"
-        case .string(let string): return "the text '\(string.prefix(40))'"
-        case .blob(let data): return "a \(data.count)-byte blob"
-        }
-    }
 }
+
