@@ -1,6 +1,7 @@
 import Logging
 
-/// A scratch pad of managed objects: it tracks their changes and saves them through a coordinator.
+/// A scratch pad of managed objects: it tracks their changes and saves them through a coordinator,
+/// or into its ``parent`` context.
 ///
 /// The context registers one object per ID (uniquing), keeps what was inserted, updated and
 /// deleted, maintains inverse relationships, applies delete rules when pending changes are
@@ -20,6 +21,8 @@ import Logging
 ///   `dispatchMain()` or `RunLoop.main.run()` at the end of its top-level code, or use an
 ///   `async` `main` (the main actor runs on the main queue). Servers should use private-queue
 ///   contexts (``NSPersistentContainer/newBackgroundContext()``) and leave the main queue alone.
+/// - A child context calls into its parent with the parent's `performAndWait`: a child of a
+///   main-queue context needs the main queue running (and not blocked waiting for the child).
 /// - `OPENCOREDATA_CONCURRENCY_DEBUG=1` in the environment stands for Apple's
 ///   `-com.apple.CoreData.ConcurrencyDebug 1`: a use of a queue context off its queue traps with
 ///   a message naming the context, the object and the call.

@@ -304,6 +304,46 @@ struct ParentContextTests {
         #expect(s.child.performAndWait { ann.value(forKey: "hired") as? Date } == hired)
     }
 
+    @Test(arguments: StoreTypesUnderTest.all)
+    func updatingAnObjectTheParentDeletedConflicts(storeType: String) throws {
+        let s = try ParentScenario(storeType: storeType)
+        let ann = try s.child.performAndWait { try s.child.existingObject(with: s.annID) }
+        try s.root.performAndWait { s.root.delete(try s.root.existingObject(with: s.annID)) }
+        let error = s.child.performAndWait { () -> NSError? in
+            ann.setValue("Anna", forKey: "name")
+            do { try s.child.save() } catch { return error as NSError }
+            return nil
+        }
+        let conflicts = try #require(error?.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict])
+        #expect(error?.code == NSManagedObjectMergeError)
+        #expect(conflicts.map(\.sourceObjectID) == [s.annID])
+        #expect(conflicts.first?.persistedSnapshot == nil)
+    }
+
+    @Test func childrenOnSeveralQueuesSaveIntoOneParent() throws {
+        let s = try ParentScenario(storeType: NSInMemoryStoreType)
+        let children = (0..<4).map { _ in ParentScenario.child(of: s.root) }
+        let group = DispatchGroup()
+        let failures = Captured<Int>()
+        let lock = NSLock()
+        for (index, child) in children.enumerated() {
+            group.enter()
+            child.perform {
+                for number in 0..<5 {
+                    let object = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: child)
+                    object.setValue("C\(index)-\(number)", forKey: "name")
+                }
+                do { try child.save() } catch { lock.withLock { failures.value = (failures.value ?? 0) + 1 } }
+                group.leave()
+            }
+        }
+        group.wait()
+        #expect(failures.value == nil)
+        #expect(s.root.performAndWait { s.root.insertedObjects.count } == 20)
+        try s.root.performAndWait { try s.root.save() }
+        #expect(try s.storedNames().count == 25)
+    }
+
     @Test func parentOrCoordinatorNotBoth() throws {
         let fixture = CompanyFixture()
         try fixture.addStore()
