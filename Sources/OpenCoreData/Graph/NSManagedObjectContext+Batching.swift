@@ -30,12 +30,12 @@ extension NSManagedObjectContext {
     /// whether `object` was in a group (and is now loaded).
     func fulfillFaultFromBatch(_ object: NSManagedObject) -> Bool {
         let id = object.objectID
-        guard let coordinator = persistentStoreCoordinator,
+        guard let backing,
               let (group, batch) = batchGroups.lazy.compactMap({ group in group.batch(of: id).map { (group, $0) } }).first
         else { return false }
         let ids = group.ids(ofBatch: batch)
         let faults = ids.compactMap { registry[$0] }.filter(\.faultFlag)
-        let loaded = reportingStoreError(firing: id) { try coordinator.snapshots(for: faults.map(\.objectID)) } ?? [:]
+        let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: -1) } ?? [:]
         for fault in faults {
             if let snapshot = loaded[fault.objectID] ?? fault.fetchedSnapshot ?? rowCache.removeValue(forKey: fault.objectID) {
                 rowCache[fault.objectID] = nil

@@ -1,4 +1,4 @@
-/// Fetching through the coordinator, with the context's pending changes merged in.
+/// Fetching through the backing (the coordinator, or the parent context), with the context's pending changes merged in.
 extension NSManagedObjectContext {
     /// What a fetch produced, before it is cast to the request's result type.
     enum FetchOutcome {
@@ -79,7 +79,7 @@ extension NSManagedObjectContext {
     }
 
     func performFetch<T>(_ request: NSFetchRequest<T>, counting: Bool = false) throws -> FetchOutcome {
-        guard let coordinator = persistentStoreCoordinator else {
+        guard let coordinator = persistentStoreCoordinator, let backing else {
             throw NSError(domain: NSCocoaErrorDomain, code: NSCoreDataError, userInfo: [
                 NSLocalizedDescriptionKey: "The context \(name ?? "") has no persistent store coordinator to fetch from.",
             ])
@@ -98,7 +98,7 @@ extension NSManagedObjectContext {
         if request.includesPendingChanges && !isDictionary { processPendingChanges() }
         let merges = request.includesPendingChanges && !isDictionary && hasPendingChanges(for: entity, request)
         guard merges else {
-            switch try coordinator.executeFetch(storeRequest) {
+            switch try backing.executeFetch(storeRequest) {
             case .snapshots(let snapshots): return .objects(register(snapshots, request))
             case .objectIDs(let ids) where batched:
                 let objects = batchedObjects(ids)
@@ -114,7 +114,7 @@ extension NSManagedObjectContext {
         storeRequest.fetchOffset = 0
         storeRequest.fetchLimit = 0
         var objects: [NSManagedObject]
-        switch try coordinator.executeFetch(storeRequest) {
+        switch try backing.executeFetch(storeRequest) {
         case .snapshots(let snapshots): objects = register(snapshots, request)
         case .objectIDs(let ids) where batched:
             objects = batchedObjects(ids)

@@ -1,8 +1,8 @@
 /// Merge policies and conflicts: the policy a save hands its conflicts to, and what each
 /// built-in policy does to an object in conflict.
 ///
-/// A conflict comes from the context's backing (today the coordinator's stores; later a parent
-/// context) as an ``NSMergeConflict`` naming the object, the backing's current values
+/// A conflict comes from the context's backing (the coordinator's stores, or the parent context
+/// for a child) as an ``NSMergeConflict`` naming the object, the backing's current values
 /// (``NSMergeConflict/persistedSnapshot``) and version (``NSMergeConflict/newVersionNumber``).
 /// Resolution only needs those, so every backing reports conflicts the same way.
 extension NSManagedObjectContext {

@@ -10,7 +10,8 @@ extension NSManagedObjectContext {
     /// runs no further store request. Shared prefixes load once. Throws `NSCoreDataError` when a
     /// step is not a relationship.
     func prefetchRelationships(_ keyPaths: [String], of objects: [NSManagedObject], entity: NSEntityDescription) throws {
-        guard let coordinator = persistentStoreCoordinator, !objects.isEmpty else { return }
+        // A child context's backing is its parent, whose objects are in memory: nothing to prefetch.
+        guard parentBacking == nil, let coordinator = persistentStoreCoordinator, !objects.isEmpty else { return }
         var reachedByPrefix: [String: (objects: [NSManagedObject], entity: NSEntityDescription?)] = [:]
         for keyPath in keyPaths {
             var sources = objects

@@ -14,6 +14,11 @@ extension NSManagedObjectContext {
     /// (133020) and one ``NSMergeConflict`` per object under
     /// `NSPersistentStoreSaveConflictsErrorKey`; other policies resolve them and the save goes on.
     ///
+    /// A child context (one with a ``parent``) saves into its parent: the parent's objects take
+    /// the changes (the parent then `hasChanges`), nothing reaches the store, and inserted objects
+    /// keep their temporary IDs. Conflicts are objects the parent changed since the child read
+    /// them (compared by value), resolved by the same merge policies.
+    ///
     /// On error nothing is written and the context keeps its changes (temporary IDs come back).
     /// Differs from Apple only in that `willSave()` runs before validation (as Apple does in
     /// practice: values set in `willSave()` are validated).
@@ -25,9 +30,9 @@ extension NSManagedObjectContext {
         for object in insertedList.objects + updatedList.objects + deletedList.objects { object.willSave() }
         processPendingChanges()
         try validateChanges()
-        guard let coordinator = persistentStoreCoordinator else {
+        guard let backing else {
             throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreSaveError, userInfo: [
-                NSLocalizedDescriptionKey: "The context \(name ?? "") has no persistent store coordinator, so it can't save.",
+                NSLocalizedDescriptionKey: "The context \(name ?? "") has no persistent store coordinator or parent, so it can't save.",
             ])
         }
         // Saves again after the merge policy resolved conflicts (a bounded number of times:
@@ -40,10 +45,11 @@ extension NSManagedObjectContext {
         }
         var resolutions = 0
         while true {
-            let fresh = insertedList.objects.filter(\.objectID.isTemporaryID)
+            // A child's inserted objects keep their temporary IDs until the root saves.
+            let fresh = parentBacking != nil ? [] : insertedList.objects.filter(\.objectID.isTemporaryID)
             let freshIDs = fresh.map(\.objectID)
             do {
-                try assignPermanentIDs(to: fresh, coordinator: coordinator)
+                try assignPermanentIDs(to: fresh, backing: backing)
             } catch {
                 restoreTemporaryIDs()
                 throw error
@@ -55,7 +61,11 @@ extension NSManagedObjectContext {
             let deleted = deletedList.objects
             let (changes, newSnapshots) = storeChanges(inserted: inserted, updated: updated, deleted: deleted)
             do {
-                if !changes.isEmpty { try coordinator.save(changes) }
+                if !changes.isEmpty {
+                    var read: [NSManagedObjectID: ObjectSnapshot] = [:]
+                    for object in updated + deleted { read[object.objectID] = object.committedSnapshot }
+                    try backing.save(changes, read: read)
+                }
                 finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: newSnapshots)
                 return
             } catch let error as NSError where resolutions < Self.maximumConflictResolutions {
@@ -145,19 +155,23 @@ extension NSManagedObjectContext {
     // MARK: Permanent IDs
 
     /// Gives the objects permanent IDs from their stores now (saving keeps them).
+    ///
+    /// In a child context the request goes down to the coordinator, and the parents' objects
+    /// of the same temporary IDs get the same permanent IDs.
     public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
         checkConcurrency("obtainPermanentIDs(for:)")
-        guard let coordinator = persistentStoreCoordinator else {
+        guard let backing else {
             throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreSaveError, userInfo: [
                 NSLocalizedDescriptionKey: "The context has no persistent store coordinator to obtain permanent IDs from.",
             ])
         }
-        try assignPermanentIDs(to: objects.filter { $0.objectID.isTemporaryID }, coordinator: coordinator)
+        try assignPermanentIDs(to: objects.filter { $0.objectID.isTemporaryID }, backing: backing)
     }
 
-    private func assignPermanentIDs(to objects: [NSManagedObject], coordinator: NSPersistentStoreCoordinator) throws {
+    private func assignPermanentIDs(to objects: [NSManagedObject], backing: any ContextBacking) throws {
         guard !objects.isEmpty else { return }
-        let ids = try coordinator.permanentObjectIDs(for: objects.map { ($0.entity, assignedStores[ObjectIdentifier($0)]) })
+        let ids = try backing.permanentObjectIDs(for: objects.map { ($0.entity, assignedStores[ObjectIdentifier($0)]) },
+                                                 replacing: objects.map(\.objectID))
         for (object, id) in zip(objects, ids) { reassign(object, to: id) }
     }
 
@@ -251,7 +265,7 @@ extension NSManagedObjectContext {
             }
             let local = Dictionary(pending.map { ($0.name, object.storage[$0.name] as Any?) }, uniquingKeysWith: { a, _ in a })
             let fresh = reportingStoreError(firing: object.objectID) {
-                try persistentStoreCoordinator?.snapshots(for: [object.objectID], fresh: true)
+                try backing?.snapshots(for: [object.objectID], fresh: true, maxAge: -1)
             }?[object.objectID]
             if let snapshot = fresh ?? object.committedSnapshot { object.load(snapshot, in: self) }
             for (key, value) in local { object.storage[key] = value }

@@ -1,6 +1,7 @@
 import Logging
 
-/// A scratch pad of managed objects: it tracks their changes and saves them through a coordinator.
+/// A scratch pad of managed objects: it tracks their changes and saves them through a coordinator,
+/// or into its ``parent`` context.
 ///
 /// The context registers one object per ID (uniquing), keeps what was inserted, updated and
 /// deleted, maintains inverse relationships, applies delete rules when pending changes are
@@ -20,6 +21,8 @@ import Logging
 ///   `dispatchMain()` or `RunLoop.main.run()` at the end of its top-level code, or use an
 ///   `async` `main` (the main actor runs on the main queue). Servers should use private-queue
 ///   contexts (``NSPersistentContainer/newBackgroundContext()``) and leave the main queue alone.
+/// - A child context calls into its parent with the parent's `performAndWait`: a child of a
+///   main-queue context needs the main queue running (and not blocked waiting for the child).
 /// - `OPENCOREDATA_CONCURRENCY_DEBUG=1` in the environment stands for Apple's
 ///   `-com.apple.CoreData.ConcurrencyDebug 1`: a use of a queue context off its queue traps with
 ///   a message naming the context, the object and the call.
@@ -57,8 +60,28 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The confinement chosen at creation.
     public let concurrencyType: ConcurrencyType
 
-    /// The coordinator the context fetches and saves through.
-    open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// The coordinator the context fetches and saves through: its own, or for a child context
+    /// the root's (through its ``parent``), as in Apple.
+    ///
+    /// A context has a coordinator or a parent, not both: setting one when the other is set,
+    /// or replacing either once the context holds objects, traps as Apple raises.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        get { parentBacking?.parent.persistentStoreCoordinator ?? coordinatorStorage }
+        set {
+            if let problem = backingAssignmentProblem(coordinator: newValue) { preconditionFailure(problem) }
+            coordinatorStorage = newValue
+            if mergesFromParent { observeParentSaves() }
+        }
+    }
+
+    /// The coordinator set on this context itself (nil for a child context).
+    var coordinatorStorage: NSPersistentStoreCoordinator?
+    /// The parent context's backing, for a child context (it retains the parent, as Apple's).
+    var parentBacking: ParentContextBacking?
+    /// The observer of saves installed by ``automaticallyMergesChangesFromParent``.
+    var parentSaveObserver: NSObjectProtocol?
+    /// Whether ``automaticallyMergesChangesFromParent`` is on.
+    var mergesFromParent = false
 
     /// Records undo for every change when set. `nil` by default.
     open var undoManager: UndoManager?
@@ -134,6 +157,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         super.init()
     }
 
+    deinit {
+        if let token = parentSaveObserver { NotificationCenter.default.removeObserver(token) }
+    }
+
     /// Creates a context of the confinement type (``ConcurrencyType/confinementConcurrencyType``),
     /// as Apple's `init()` does.
     ///
@@ -184,11 +211,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The object with `objectID`: the registered one, or a new fault (of the entity's registered
     /// class) that loads when touched. Traps for a temporary ID the context does not know, as
-    /// Apple raises.
+    /// Apple raises (a child context may ask its parent for one).
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         checkConcurrency("object(with:)")
         if let object = registry[objectID] { return object }
-        precondition(!objectID.isTemporaryID, "object(with:): the temporary ID \(objectID) does not belong to this context")
+        precondition(!objectID.isTemporaryID || parentBacking != nil, "object(with:): the temporary ID \(objectID) does not belong to this context")
         let object = makeFault(objectID)
         pendingFaults.append(objectID)
         return object
@@ -244,9 +271,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         checkConcurrency("existingObject(with:)")
         forgetFreedObjects()
         if let object = registry[objectID], !object.faultFlag { return object }
-        guard !objectID.isTemporaryID, let coordinator = persistentStoreCoordinator,
+        guard !objectID.isTemporaryID || parentBacking != nil, let backing,
               let snapshot = try registry[objectID]?.fetchedSnapshot ?? rowCache[objectID]
-                ?? coordinator.snapshots(for: [objectID], maxAge: stalenessInterval)[objectID] else {
+                ?? backing.snapshots(for: [objectID], fresh: false, maxAge: stalenessInterval)[objectID] else {
             throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectReferentialIntegrityError, userInfo: [
                 NSLocalizedDescriptionKey: "No object with ID \(objectID) exists in the context's stores.",
                 NSAffectedObjectsErrorKey: [objectID],
@@ -372,16 +399,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         let id = object.objectID
         var snapshot = object.fetchedSnapshot
         if snapshot == nil, !rowCache.isEmpty { snapshot = rowCache.removeValue(forKey: id) }
-        if !refreshedFaults.isEmpty, refreshedFaults.remove(id) != nil, let coordinator = persistentStoreCoordinator {
-            snapshot = reportingStoreError(firing: id) { try coordinator.snapshots(for: [id], fresh: true) }?[id]
+        if !refreshedFaults.isEmpty, refreshedFaults.remove(id) != nil, let backing {
+            snapshot = reportingStoreError(firing: id) { try backing.snapshots(for: [id], fresh: true, maxAge: -1) }?[id]
         }
         if snapshot == nil, !batchGroups.isEmpty, fulfillFaultFromBatch(object) { return }
-        if snapshot == nil, let coordinator = persistentStoreCoordinator {
+        if snapshot == nil, let backing {
             let batch = pendingFaults.batch(firing: id) { candidate in
                 guard rowCache[candidate] == nil, let fault = registry[candidate] else { return false }
                 return fault.faultFlag && fault.fetchedSnapshot == nil
             }
-            let loaded = reportingStoreError(firing: id) { try coordinator.snapshots(for: batch, maxAge: stalenessInterval) } ?? [:]
+            let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: batch, fresh: false, maxAge: stalenessInterval) } ?? [:]
             snapshot = loaded[id]
             for other in batch.dropFirst() {
                 if let found = loaded[other] { rowCache[other] = found }
@@ -398,7 +425,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The destinations of a to-many relationship a snapshot did not carry.
     func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) -> [NSManagedObjectID] {
         reportingStoreError(firing: objectID, property: relationship.name) {
-            try persistentStoreCoordinator?.relatedObjectIDs(for: relationship, of: objectID)
+            try backing?.relatedObjectIDs(for: relationship, of: objectID)
         } ?? []
     }
 
