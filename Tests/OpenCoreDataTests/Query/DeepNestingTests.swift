@@ -18,6 +18,18 @@ import Testing
         #expect(error.column > 1, sourceLocation: sourceLocation)
     }
 
+    /// A `(` in predicate position has two readings, and `TERNARY(` holds a predicate again:
+    /// each `(` is read once, so these parse (or fail) in linear time. Read twice per level, the
+    /// first took minutes at 9 repetitions and these would not finish.
+    @Test func ambiguousParenthesesAreReadOnce() throws {
+        #expect(parseError(String(repeating: "TERNARY((((((", count: 30) + "a") != nil)
+        #expect(parseError(String(repeating: "(((CAST((((TERNARY(", count: 20) + "a") != nil)
+        var valid = "a == 1"
+        for _ in 0..<12 { valid = "TERNARY(((\(valid))), 1, 2) == 1" }
+        let predicate = try NSPredicate(validatingFormat: valid)
+        #expect(predicate.evaluate(with: ["a": 1]))
+    }
+
     @Test func longOperatorChainsAreRefusedAtAColumn() {
         refused("a == " + Array(repeating: "1", count: 100_000).joined(separator: " + "))
         refused("a == " + Array(repeating: "2", count: 5_000).joined(separator: " * "))

@@ -27,6 +27,14 @@ struct PredicateParser {
     /// How deeply the parser has recursed, bounded so that hostile input cannot overflow the stack.
     var depth = 0
     static let maximumDepth = 100
+    /// Set when a format nests deeper than ``maximumDepth``: the parse then fails at once,
+    /// without trying the other reading of a `(`.
+    var depthExceeded = false
+    /// What reading a `(` in predicate position at a token index gave: the predicate and the
+    /// index after it, or the error. A `(` in predicate position is read twice (as a predicate, then as an
+    /// expression), and an expression can hold predicates again (`TERNARY(…)`), so without this
+    /// the work doubles at every level: 117 characters of `TERNARY((((((…` took minutes.
+    private var parenthesizedReadings: [Int: Result<(predicate: NSPredicate, end: Int), PredicateParseError>] = [:]
 
     /// The greatest height of a parsed tree (``NSExpression/depth``, ``NSPredicate/depth``).
     ///
@@ -138,6 +146,7 @@ struct PredicateParser {
     /// ``maximumDepth`` levels (no real predicate comes close).
     mutating func nested<T>(_ parse: (inout PredicateParser) throws -> T) throws -> T {
         guard depth < Self.maximumDepth else {
+            depthExceeded = true
             throw PredicateParseError(
                 format: format, column: current.column,
                 message: "the format nests more than \(Self.maximumDepth) levels deep")
@@ -216,8 +225,26 @@ struct PredicateParser {
         return try comparison(modifier: .direct)
     }
 
-    /// `( predicate )`, or a comparison whose left expression starts with `(`.
+    /// `( predicate )`, or a comparison whose left expression starts with `(`. Each `(` is read
+    /// once (``parenthesizedReadings``).
     private mutating func parenthesizedPredicate() throws -> NSPredicate {
+        let start = index
+        if let reading = parenthesizedReadings[start] {
+            let read = try reading.get()
+            index = read.end
+            return read.predicate
+        }
+        do {
+            let predicate = try readParenthesizedPredicate()
+            parenthesizedReadings[start] = .success((predicate, index))
+            return predicate
+        } catch let error as PredicateParseError {
+            parenthesizedReadings[start] = .failure(error)
+            throw error
+        }
+    }
+
+    private mutating func readParenthesizedPredicate() throws -> NSPredicate {
         let start = index
         let open = current
         let predicateError: PredicateParseError
@@ -227,6 +254,7 @@ struct PredicateParser {
             try expect(")", "to close the '(' at column \(open.column)")
             return inner
         } catch let error as PredicateParseError {
+            if depthExceeded { throw error }
             predicateError = error
         }
         index = start
