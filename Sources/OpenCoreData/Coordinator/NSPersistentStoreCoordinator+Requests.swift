@@ -143,6 +143,7 @@ extension NSPersistentStoreCoordinator {
             for snapshot in changes.deleted { try route(snapshot) { $0.deleted.append(snapshot) } }
             let ordered = persistentStores.compactMap { store in parts[ObjectIdentifier(store)].map { (store, $0) } }
             for (store, part) in ordered { try store.checkSave(part) }
+            if ordered.count > 1 { try checkTransformableValues(changes) }
             var saved: [NSPersistentStore] = []
             for (store, part) in ordered {
                 do {
@@ -160,6 +161,22 @@ extension NSPersistentStoreCoordinator {
     }
 
     // MARK: Helpers
+
+    /// Turns every Transformable value of `changes` into data once, so that a value no
+    /// transformer can store fails a save that spans several stores before any of them writes
+    /// (each store's own save is all-or-nothing, so a one-store save needs no such pass).
+    private func checkTransformableValues(_ changes: StoreSaveChanges) throws {
+        for snapshot in changes.inserted + changes.updated {
+            try TransformableValueCoding.forEachValue(in: snapshot) { attribute, value in
+                do {
+                    _ = try TransformableValueCoding.storedData(value, attribute: TransformableValueCoding.label(attribute),
+                                                                transformerName: attribute.valueTransformerName)
+                } catch let error as TransformableValueError {
+                    throw PersistentStoreErrors.make(NSPersistentStoreSaveError, error.description, stores: [try saveStore(of: snapshot.objectID)])
+                }
+            }
+        }
+    }
 
     /// The request's entity as the coordinator's model has it.
     func fetchEntity(of request: NSFetchRequest<NSFetchRequestResult>) throws -> NSEntityDescription {

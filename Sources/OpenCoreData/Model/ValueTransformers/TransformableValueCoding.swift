@@ -84,6 +84,16 @@ enum TransformableValueCoding {
         "\(attribute.entity?.name ?? "?").\(attribute.name)"
     }
 
+    /// Calls `body` with each persistent Transformable attribute of `snapshot`'s entity that holds
+    /// a value (not nil, not `NSNull`), and that value.
+    static func forEachValue(in snapshot: ObjectSnapshot, _ body: (NSAttributeDescription, Any) throws -> Void) rethrows {
+        for attribute in snapshot.objectID.entity.attributesByName.values
+        where attribute.attributeType == .transformableAttributeType && !attribute.isTransient {
+            guard let value = ModelValues.unwrap(snapshot.values[attribute.name]), !ValueComparison.isNSNull(value) else { continue }
+            try body(attribute, value)
+        }
+    }
+
     private static let logger = Logger(label: "OpenCoreData.Transformable")
 
     /// The names of Apple's unarchiving transformers, whose forward direction turns Data into the value.

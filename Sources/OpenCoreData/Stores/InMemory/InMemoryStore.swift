@@ -25,19 +25,17 @@ open class InMemoryStore: AtomicStore, @unchecked Sendable {
 
     /// `snapshot` with each transformable value turned into `Data` and back.
     private func transformingValues(_ snapshot: ObjectSnapshot) throws -> ObjectSnapshot {
-        var snapshot = snapshot
-        for attribute in snapshot.objectID.entity.attributesByName.values
-        where attribute.attributeType == .transformableAttributeType && !attribute.isTransient {
-            guard let value = ModelValues.unwrap(snapshot.values[attribute.name]), !ValueComparison.isNSNull(value) else { continue }
+        var transformed = snapshot
+        try TransformableValueCoding.forEachValue(in: snapshot) { attribute, value in
             let label = TransformableValueCoding.label(attribute)
             do {
                 let data = try TransformableValueCoding.storedData(value, attribute: label, transformerName: attribute.valueTransformerName)
-                snapshot.values[attribute.name] = TransformableValueCoding.loadedValue(data, attribute: label,
-                                                                                       transformerName: attribute.valueTransformerName)
+                transformed.values[attribute.name] = TransformableValueCoding.loadedValue(data, attribute: label,
+                                                                                          transformerName: attribute.valueTransformerName)
             } catch let error as TransformableValueError {
                 throw PersistentStoreErrors.make(NSPersistentStoreSaveError, error.description, stores: [self])
             }
         }
-        return snapshot
+        return transformed
     }
 }
