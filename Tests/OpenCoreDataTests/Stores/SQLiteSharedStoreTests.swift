@@ -56,18 +56,35 @@ import Testing
         try #require(coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation()))
     }
 
+    /// One store file, two coordinators on it, and the counter inserted through the first.
+    struct TwoCoordinators {
+        let directory: URL
+        let first: NSPersistentStoreCoordinator
+        let second: NSPersistentStoreCoordinator
+        /// The counter's ID in `first` and in `second`.
+        let idInFirst: NSManagedObjectID
+        let idInSecond: NSManagedObjectID
+
+        init() throws {
+            directory = try Fixtures.temporaryDirectory()
+            let url = directory.appendingPathComponent("Shared.sqlite")
+            first = try SQLiteSharedStoreTests.coordinator(at: url)
+            second = try SQLiteSharedStoreTests.coordinator(at: url)
+            idInFirst = try SQLiteSharedStoreTests.insertCounter(first)
+            idInSecond = try SQLiteSharedStoreTests.id(idInFirst, in: second)
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
     /// As Apple's: a fetch reads the rows again (the row cache is keyed by `Z_OPT`) and leaves
     /// them in the cache for later faults; a refresh reads past the cache when the context's
     /// `stalenessInterval` says so (0), else it may reuse the cached row (see
     /// `MergingChangesTests.stalenessIntervalZeroReadsAnotherCoordinatorsSave`).
     @Test func anotherCoordinatorsSaveIsSeenAtTheNextFetchAndAtAFreshRefresh() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Shared.sqlite")
-        let first = try Self.coordinator(at: url)
-        let second = try Self.coordinator(at: url)
-        let idInFirst = try Self.insertCounter(first)
-        let idInSecond = try Self.id(idInFirst, in: second)
+        let shared = try TwoCoordinators()
+        defer { shared.remove() }
+        let (first, second, idInFirst, idInSecond) = (shared.first, shared.second, shared.idInFirst, shared.idInSecond)
 
         // The second coordinator reads the row (its row cache now holds value 0).
         let reader = Self.privateContext(second)
@@ -90,13 +107,9 @@ import Testing
     }
 
     @Test func aStaleSaveFromAnotherCoordinatorConflicts() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Shared.sqlite")
-        let first = try Self.coordinator(at: url)
-        let second = try Self.coordinator(at: url)
-        let idInFirst = try Self.insertCounter(first)
-        let idInSecond = try Self.id(idInFirst, in: second)
+        let shared = try TwoCoordinators()
+        defer { shared.remove() }
+        let (first, second, idInFirst, idInSecond) = (shared.first, shared.second, shared.idInFirst, shared.idInSecond)
 
         let stale = Self.privateContext(second)
         let counter = try stale.performAndWait {
@@ -158,13 +171,9 @@ import Testing
     }
 
     @Test func eightContextsOnTwoCoordinatorsLoseNoIncrement() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Shared.sqlite")
-        let first = try Self.coordinator(at: url)
-        let second = try Self.coordinator(at: url)
-        let id = try Self.insertCounter(first)
-        let idInSecond = try Self.id(id, in: second)
+        let shared = try TwoCoordinators()
+        defer { shared.remove() }
+        let (first, second, id, idInSecond) = (shared.first, shared.second, shared.idInFirst, shared.idInSecond)
         let contexts = (0..<4).map { _ in (Self.privateContext(first), id) }
             + (0..<4).map { _ in (Self.privateContext(second), idInSecond) }
         let errors = Self.incrementConcurrently(contexts, perContext: 15)
