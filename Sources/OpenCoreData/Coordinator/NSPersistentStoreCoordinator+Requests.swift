@@ -255,13 +255,7 @@ extension NSPersistentStoreCoordinator {
             throw PersistentStoreErrors.make(NSCoreDataError, "The fetch request could not be copied.")
         }
         rowsRequest.resultType = .managedObjectResultType
-        rowsRequest.fetchOffset = 0
-        rowsRequest.fetchLimit = 0
-        rowsRequest.sortDescriptors = nil
-        rowsRequest.propertiesToFetch = nil
-        rowsRequest.propertiesToGroupBy = nil
-        rowsRequest.havingPredicate = nil
-        rowsRequest.returnsDistinctResults = false
+        rowsRequest.readEveryMatchingRow()
         let snapshots = try stores.flatMap { store -> [ObjectSnapshot] in
             if case .snapshots(let snapshots) = try store.executeFetch(rowsRequest) { return snapshots }
             return []

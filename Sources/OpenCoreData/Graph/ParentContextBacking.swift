@@ -108,13 +108,7 @@ extension NSManagedObjectContext {
         case .dictionaryResultType:
             // The dictionaries are built over this context's current state of every matching
             // object, as a store builds them over its rows.
-            objectRequest.fetchOffset = 0
-            objectRequest.fetchLimit = 0
-            objectRequest.sortDescriptors = nil
-            objectRequest.propertiesToFetch = nil
-            objectRequest.propertiesToGroupBy = nil
-            objectRequest.havingPredicate = nil
-            objectRequest.returnsDistinctResults = false
+            objectRequest.readEveryMatchingRow()
             let snapshots = try objects().map(snapshotForChild)
             let resolver = SnapshotResolver(
                 snapshot: { [unowned self] id in (try? self.snapshotsForChild([id], fresh: false, maxAge: -1))?[id] },

@@ -256,3 +256,18 @@ protocol FetchRequestSettingsProviding {
 extension NSFetchRequest: FetchRequestSettingsProviding {
     var settings: FetchRequestSettings { FetchRequestSettings(self) }
 }
+
+extension NSFetchRequest {
+    /// Drops the window, order and shaping of a dictionary result (offset, limit, sort,
+    /// properties to fetch, grouping, having, distinct), so that the request reads every matching
+    /// object: the rows a dictionary result is then built over in memory.
+    func readEveryMatchingRow() {
+        fetchOffset = 0
+        fetchLimit = 0
+        sortDescriptors = nil
+        propertiesToFetch = nil
+        propertiesToGroupBy = nil
+        havingPredicate = nil
+        returnsDistinctResults = false
+    }
+}
