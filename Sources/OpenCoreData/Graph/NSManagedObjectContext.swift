@@ -427,10 +427,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         loadAndAwake(object, from: snapshot)
     }
 
-    /// The destinations of a to-many relationship a snapshot did not carry.
-    func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) -> [NSManagedObjectID] {
-        reportingStoreError(firing: objectID, property: relationship.name) {
-            try backing?.relatedObjectIDs(for: relationship, of: objectID)
+    /// The destinations of a to-many relationship a snapshot did not carry; with `unpinned`,
+    /// the newest ones even when the context is pinned to a query generation (for saving).
+    func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID,
+                          unpinned: Bool = false) -> [NSManagedObjectID] {
+        let source = unpinned ? parentBacking ?? coordinatorStorage : backing
+        return reportingStoreError(firing: objectID, property: relationship.name) {
+            try source?.relatedObjectIDs(for: relationship, of: objectID)
         } ?? []
     }
 

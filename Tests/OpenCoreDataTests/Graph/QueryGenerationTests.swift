@@ -244,6 +244,33 @@ import Testing
         #expect(after != before)
     }
 
+    /// Saving is never done at the generation (Apple: "Query generations are for fetched data
+    /// only"): a pinned context's conflict is resolved with the newest rows, to-many
+    /// relationships included, and its save succeeds.
+    @Test func pinnedContextResolvesConflictsWithTheNewestData() throws {
+        let store = try Store()
+        defer { store.remove() }
+        let pinned = try Self.pinnedContext(store.coordinator)
+        let klass = pinned.performAndWait { () -> NSManagedObject in
+            pinned.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+            let klass = pinned.object(with: store.classID)
+            _ = klass.value(forKey: "name")
+            return klass
+        }
+        try store.change(through: store.coordinator)   // C1 gains s3 and s4, loses s2
+        try pinned.performAndWait { () throws -> Void in
+            klass.setValue("C1-renamed", forKey: "name")
+            try pinned.save()
+            let students = klass.value(forKey: "students") as? Set<NSManagedObject>
+            #expect(students?.compactMap { $0.value(forKey: "name") as? String }.sorted() == Self.newNames)
+        }
+        let reader = Self.context(store.coordinator)
+        let names = try reader.performAndWait { () throws -> [String] in
+            try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "ClassEntity")).compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(names == ["C1-renamed"])
+    }
+
     // MARK: Children, other stores, bad tokens
 
     /// A child reads through its parent, so at the parent's generation; it has no token and
