@@ -6,7 +6,7 @@
 # Time: about 12 minutes from scratch on a loaded 2-core machine (715 s building, 30 s testing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-filter="${1:-ContextQueueTests|MainQueueContextTests|ContainerBackgroundTaskTests|ContextQueueStressTests|ConcurrencyDebugTests|ParentContextTests|MergePolicyTests|MergingChangesTests|SQLiteSharedStoreTests}"
+filter="${1:-ContextQueueTests|MainQueueContextTests|ContainerBackgroundTaskTests|ContextQueueStressTests|ConcurrencyDebugTests|ParentContextTests|MergePolicyTests|MergingChangesTests|SQLiteSharedStoreTests|QueryGenerationTests}"
 start=$(date +%s)
 TSAN_OPTIONS="${TSAN_OPTIONS:-exitcode=66 second_deadlock_stack=1}" \
     swift test --sanitize=thread --scratch-path .build-tsan --filter "$filter"

@@ -36,3 +36,62 @@ extension NSPersistentStoreCoordinator: ContextBacking {
         try save(changes)
     }
 }
+
+/// The backing of a root context pinned to a query generation: reads go to the coordinator at
+/// the generation, saves and IDs as for any root context. The generation is pinned lazily, at
+/// the first read after ``NSManagedObjectContext/setQueryGenerationFrom(_:)`` with
+/// ``NSQueryGenerationToken/current`` (or after a save, reset or merge advanced it), as Apple's.
+///
+/// Context state: used only on the context's queue, like the rest of the context. The
+/// generation itself is shared with other contexts and tokens (it is `Sendable`).
+final class QueryGenerationBacking: ContextBacking {
+    let coordinator: NSPersistentStoreCoordinator
+    /// The generation read, or `nil` until the next read pins the newest one.
+    private(set) var generation: QueryGeneration?
+
+    init(coordinator: NSPersistentStoreCoordinator, generation: QueryGeneration?) {
+        self.coordinator = coordinator
+        self.generation = generation
+    }
+
+    /// The generation reads use, pinned now when it is not yet.
+    func pinned() throws -> QueryGeneration {
+        if let generation { return generation }
+        let new = try coordinator.newQueryGeneration()
+        generation = new
+        return new
+    }
+
+    /// Lets go of the generation: the next read pins the newest one.
+    func advance() {
+        generation = nil
+    }
+
+    func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
+        try coordinator.executeFetch(request, at: pinned())
+    }
+
+    func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool,
+                   maxAge: TimeInterval) throws -> [NSManagedObjectID: ObjectSnapshot] {
+        try coordinator.snapshots(for: objectIDs, fresh: fresh, maxAge: maxAge, at: pinned())
+    }
+
+    func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
+        try coordinator.relatedObjectIDs(for: relationship, of: objectID, at: pinned())
+    }
+
+    func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+        try coordinator.prefetch(relationship, for: sourceIDs, at: pinned())
+    }
+
+    func permanentObjectIDs(for objects: [(entity: NSEntityDescription, store: NSPersistentStore?)],
+                            replacing temporaryIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID] {
+        try coordinator.permanentObjectIDs(for: objects)
+    }
+
+    /// Saves are not made at a generation (Apple: "Query generations are for fetched data
+    /// only"): conflicts are checked against the newest rows.
+    func save(_ changes: StoreSaveChanges, read: [NSManagedObjectID: ObjectSnapshot]) throws {
+        try coordinator.save(changes)
+    }
+}

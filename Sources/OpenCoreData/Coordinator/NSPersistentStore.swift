@@ -213,6 +213,12 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         throw unsupported("saving")
     }
 
+    /// A reader of the store's data as it is now and will stay for a query generation, or `nil`
+    /// when the store can't pin one: contexts then read it unpinned, as Apple documents for
+    /// stores that are not SQLite in WAL mode (`QueryGeneration.swift`). Only the SQLite store
+    /// pins (`SQLiteStore+QueryGeneration.swift`).
+    func openGenerationReader() throws -> (any StoreReading)? { nil }
+
     private func unsupported(_ what: String) -> NSError {
         NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreUnsupportedRequestTypeError, userInfo: [
             NSLocalizedDescriptionKey: "The \(type) store \(url?.path ?? "") does not support \(what).",

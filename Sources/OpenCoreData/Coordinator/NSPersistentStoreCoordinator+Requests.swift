@@ -12,15 +12,20 @@ extension NSPersistentStoreCoordinator {
     /// aggregates and groups span the stores.
     /// A coordinator without any store throws `NSCoreDataError` (134060).
     func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
+        try executeFetch(request, at: nil)
+    }
+
+    /// ``executeFetch(_:)`` at a pinned context's query generation (`nil`: the newest data).
+    func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>, at generation: QueryGeneration?) throws -> StoreFetchResult {
         try withLock {
             let entity = try fetchEntity(of: request)
             if persistentStores.isEmpty { throw PersistentStoreErrors.noStore(for: entity, operation: "fetch") }
             let stores = affectedStores(for: request, entity: entity)
             guard stores.count > 1 else {
                 guard let store = stores.first else { return Self.emptyResult(for: request.resultType) }
-                return try store.executeFetch(request)
+                return try (generation?.reader(of: store) ?? store).executeFetch(request)
             }
-            return try mergedFetch(request, entity: entity, stores: stores)
+            return try mergedFetch(request, entity: entity, stores: stores, at: generation)
         }
     }
 
@@ -30,6 +35,13 @@ extension NSPersistentStoreCoordinator {
     /// have no entry.
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool = false,
                    maxAge: TimeInterval = -1) throws -> [NSManagedObjectID: ObjectSnapshot] {
+        try snapshots(for: objectIDs, fresh: fresh, maxAge: maxAge, at: nil)
+    }
+
+    /// ``snapshots(for:fresh:maxAge:)`` at a pinned context's query generation (`nil`: the
+    /// newest data). A pinned store's rows are read from the generation, where nothing is stale.
+    func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool, maxAge: TimeInterval,
+                   at generation: QueryGeneration?) throws -> [NSManagedObjectID: ObjectSnapshot] {
         try withLock {
             var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
             for id in objectIDs where !id.isTemporaryID {
@@ -38,8 +50,9 @@ extension NSPersistentStoreCoordinator {
             }
             var result: [NSManagedObjectID: ObjectSnapshot] = [:]
             for (store, ids) in byStore.values {
-                let read = try fresh ? store.freshSnapshots(for: ids)
-                    : maxAge < 0 ? store.snapshots(for: ids) : store.snapshots(for: ids, cachedWithin: maxAge)
+                let pinned = generation?.reader(of: store)
+                let read = try pinned.map { try $0.snapshots(for: ids) } ?? (fresh ? store.freshSnapshots(for: ids)
+                    : maxAge < 0 ? store.snapshots(for: ids) : store.snapshots(for: ids, cachedWithin: maxAge))
                 for snapshot in read {
                     result[snapshot.objectID] = snapshot
                 }
@@ -49,8 +62,10 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// Prefetches `relationship` for the given sources from their stores (one request per
-    /// store); temporary IDs and IDs of stores that are gone are skipped.
-    func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+    /// store); temporary IDs and IDs of stores that are gone are skipped. At `generation` when
+    /// the context is pinned.
+    func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
+                  at generation: QueryGeneration? = nil) throws -> RelationshipPrefetch {
         try withLock {
             var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
             for id in sourceIDs where !id.isTemporaryID {
@@ -59,7 +74,7 @@ extension NSPersistentStoreCoordinator {
             }
             var result = RelationshipPrefetch()
             for (store, ids) in byStore.values {
-                let part = try store.prefetch(relationship, for: ids)
+                let part = try (generation?.reader(of: store) ?? store).prefetch(relationship, for: ids)
                 result.destinations.merge(part.destinations) { old, _ in old }
                 result.snapshots += part.snapshots
             }
@@ -70,6 +85,12 @@ extension NSPersistentStoreCoordinator {
     /// The destinations of a to-many relationship of one object, from its store. A temporary ID
     /// has none; an ID whose store is gone throws `NSManagedObjectReferentialIntegrityError` (133000).
     func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
+        try relatedObjectIDs(for: relationship, of: objectID, at: nil)
+    }
+
+    /// ``relatedObjectIDs(for:of:)`` at a pinned context's query generation (`nil`: the newest data).
+    func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID,
+                          at generation: QueryGeneration?) throws -> [NSManagedObjectID] {
         try withLock {
             if objectID.isTemporaryID { return [] }
             guard let store = store(of: objectID) else {
@@ -77,7 +98,7 @@ extension NSPersistentStoreCoordinator {
                                                  "The store of object \(objectID) is no longer in the coordinator.",
                                                  userInfo: [NSAffectedObjectsErrorKey: [objectID]])
             }
-            return try store.relatedObjectIDs(for: relationship, of: objectID)
+            return try (generation?.reader(of: store) ?? store).relatedObjectIDs(for: relationship, of: objectID)
         }
     }
 
@@ -205,7 +226,8 @@ extension NSPersistentStoreCoordinator {
 
     /// A fetch over several stores, merged.
     private func mergedFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription,
-                             stores: [NSPersistentStore]) throws -> StoreFetchResult {
+                             stores: [NSPersistentStore], at generation: QueryGeneration?) throws -> StoreFetchResult {
+        let reader = { (store: NSPersistentStore) -> any StoreReading in generation?.reader(of: store) ?? store }
         let window = FetchWindow(request)
         guard let perStore = request.copy() as? NSFetchRequest<NSFetchRequestResult> else {
             throw PersistentStoreErrors.make(NSCoreDataError, "The fetch request could not be copied.")
@@ -214,12 +236,12 @@ extension NSPersistentStoreCoordinator {
         perStore.fetchLimit = window.limit > 0 && request.resultType != .countResultType ? window.offset + window.limit : 0
         let descriptors = request.sortDescriptors ?? []
         let resolver = SnapshotResolver(
-            snapshot: { [unowned self] id in (try? self.store(of: id)?.snapshots(for: [id]))?.first },
-            toMany: { [unowned self] relationship, id in (try? self.store(of: id)?.relatedObjectIDs(for: relationship, of: id)) ?? [] })
+            snapshot: { [unowned self] id in (try? self.store(of: id).map(reader)?.snapshots(for: [id]))?.first },
+            toMany: { [unowned self] relationship, id in (try? self.store(of: id).map(reader)?.relatedObjectIDs(for: relationship, of: id)) ?? [] })
         if request.resultType == .dictionaryResultType {
-            return try mergedDictionaryFetch(request, entity: entity, stores: stores, resolver: resolver)
+            return try mergedDictionaryFetch(request, entity: entity, stores: stores, reader: reader, resolver: resolver)
         }
-        let results = try stores.map { try $0.executeFetch(perStore) }
+        let results = try stores.map { try reader($0).executeFetch(perStore) }
         switch request.resultType {
         case .countResultType:
             let total = results.reduce(0) { sum, result in
@@ -250,14 +272,15 @@ extension NSPersistentStoreCoordinator {
     /// coordinator builds the dictionaries over all of them, so aggregates, groups, having and
     /// distinct span the stores.
     private func mergedDictionaryFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription,
-                                       stores: [NSPersistentStore], resolver: SnapshotResolver) throws -> StoreFetchResult {
+                                       stores: [NSPersistentStore], reader: (NSPersistentStore) -> any StoreReading,
+                                       resolver: SnapshotResolver) throws -> StoreFetchResult {
         guard let rowsRequest = request.copy() as? NSFetchRequest<NSFetchRequestResult> else {
             throw PersistentStoreErrors.make(NSCoreDataError, "The fetch request could not be copied.")
         }
         rowsRequest.resultType = .managedObjectResultType
         rowsRequest.readEveryMatchingRow()
         let snapshots = try stores.flatMap { store -> [ObjectSnapshot] in
-            if case .snapshots(let snapshots) = try store.executeFetch(rowsRequest) { return snapshots }
+            if case .snapshots(let snapshots) = try reader(store).executeFetch(rowsRequest) { return snapshots }
             return []
         }
         do {

@@ -64,7 +64,8 @@ extension NSManagedObjectContext {
         var current = ObjectSnapshot(objectID: object.objectID, dictionary: persisted, version: Int64(conflict.newVersionNumber))
         for relationship in object.entity.relationshipsByName.values
         where relationship.isToMany && !relationship.isTransient && current.toMany[relationship.name] == nil {
-            current.toMany[relationship.name] = relatedObjectIDs(for: relationship, of: object.objectID)
+            // Saving never reads at a query generation (Apple: "Query generations are for fetched data only").
+            current.toMany[relationship.name] = relatedObjectIDs(for: relationship, of: object.objectID, unpinned: true)
         }
         if deletedList.contains(object) {
             if type == .rollbackMergePolicyType {

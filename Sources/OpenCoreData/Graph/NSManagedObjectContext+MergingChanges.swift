@@ -57,7 +57,10 @@ extension NSManagedObjectContext {
     }
 
     /// The common part of both merges.
+    /// A pinned context advances to the newest query generation first (as Apple's), so that
+    /// the objects refreshed read the saved data.
     func mergeSavedChanges(_ info: [AnyHashable: Any]) {
+        generationBacking?.advance()
         for id in changedObjectIDs(info, [NSDeletedObjectsKey, NSDeletedObjectIDsKey]) {
             guard let object = registry[id] else { continue }
             forgetDeletedObject(object)

@@ -1,8 +1,9 @@
 /// Parent and child contexts: a context is backed by a coordinator or by a parent context
 /// (``ContextBacking``), and can merge its parent's saves automatically.
 extension NSManagedObjectContext {
-    /// What the context fetches from and saves into: its parent, else its coordinator.
-    var backing: (any ContextBacking)? { parentBacking ?? coordinatorStorage }
+    /// What the context fetches from and saves into: its parent, else its coordinator (at its
+    /// query generation when pinned).
+    var backing: (any ContextBacking)? { parentBacking ?? generationBacking ?? coordinatorStorage }
 
     /// The parent context: a child fetches through it, fires its faults from it and saves into
     /// it (never to the store). `nil` for a context on a coordinator.

@@ -40,7 +40,8 @@ extension NSManagedObjectContext {
                           coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
         let stored = sources.filter { !$0.objectID.isTemporaryID }
         guard !stored.isEmpty else { return [] }
-        let result = try coordinator.prefetch(relationship, for: stored.map(\.objectID))
+        let result = try generationBacking?.prefetch(relationship, for: stored.map(\.objectID))
+            ?? coordinator.prefetch(relationship, for: stored.map(\.objectID))
         let reached = result.snapshots.map { snapshot -> NSManagedObject in
             let object = registry[snapshot.objectID] ?? makeFault(snapshot.objectID)
             if object.faultFlag {

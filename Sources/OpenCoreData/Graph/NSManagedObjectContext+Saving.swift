@@ -66,6 +66,8 @@ extension NSManagedObjectContext {
                     for object in updated + deleted { read[object.objectID] = object.committedSnapshot }
                     try backing.save(changes, read: read)
                 }
+                // Apple: "If a pinned context saves, its query generation will be updated after the save."
+                generationBacking?.advance()
                 finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: newSnapshots)
                 return
             } catch let error as NSError where resolutions < Self.maximumConflictResolutions {
@@ -222,6 +224,7 @@ extension NSManagedObjectContext {
     public func reset() {
         checkConcurrency("reset()")
         undoManager?.removeAllActions()
+        generationBacking?.advance()
         let objects = Array(registry.values)
         for object in objects {
             object.managedObjectContext = nil

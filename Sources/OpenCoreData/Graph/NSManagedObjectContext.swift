@@ -70,6 +70,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         set {
             if let problem = backingAssignmentProblem(coordinator: newValue) { preconditionFailure(problem) }
             coordinatorStorage = newValue
+            // A pinned context pins again, on the new coordinator, at its next read.
+            if generationBacking != nil { generationBacking = newValue.map { QueryGenerationBacking(coordinator: $0, generation: nil) } }
             if mergesFromParent { observeParentSaves() }
         }
     }
@@ -78,6 +80,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var coordinatorStorage: NSPersistentStoreCoordinator?
     /// The parent context's backing, for a child context (it retains the parent, as Apple's).
     var parentBacking: ParentContextBacking?
+    /// The backing of a root context pinned to a query generation (its reads go to the
+    /// coordinator at the generation); `nil` when unpinned (`+QueryGenerations`).
+    var generationBacking: QueryGenerationBacking?
     /// The observer of saves installed by ``automaticallyMergesChangesFromParent``.
     var parentSaveObserver: NSObjectProtocol?
     /// Whether ``automaticallyMergesChangesFromParent`` is on.
@@ -422,10 +427,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         loadAndAwake(object, from: snapshot)
     }
 
-    /// The destinations of a to-many relationship a snapshot did not carry.
-    func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) -> [NSManagedObjectID] {
-        reportingStoreError(firing: objectID, property: relationship.name) {
-            try backing?.relatedObjectIDs(for: relationship, of: objectID)
+    /// The destinations of a to-many relationship a snapshot did not carry; with `unpinned`,
+    /// the newest ones even when the context is pinned to a query generation (for saving).
+    func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID,
+                          unpinned: Bool = false) -> [NSManagedObjectID] {
+        let source = unpinned ? parentBacking ?? coordinatorStorage : backing
+        return reportingStoreError(firing: objectID, property: relationship.name) {
+            try source?.relatedObjectIDs(for: relationship, of: objectID)
         } ?? []
     }
 

@@ -10,8 +10,10 @@ extension SQLiteStore {
         SQLiteCompilerMapping(schema: schema, model: managedObjectModel, externalDataDirectory: externalDataDirectory)
     }
 
-    /// Runs `request` through the SQL compiler.
-    func compiledFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription, queue: DatabaseQueue) throws -> StoreFetchResult {
+    /// Runs `request` through the SQL compiler on `queue`; rows `cache` holds at their current
+    /// `Z_OPT` are not decoded again.
+    func compiledFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription, queue: DatabaseQueue,
+                       cache: SQLiteRowCache?) throws -> StoreFetchResult {
         let mapping = compilerMapping
         let compiler = SQLFetchCompiler(mapping: mapping, dialect: dialect)
         do {
@@ -36,7 +38,7 @@ extension SQLiteStore {
                 guard let layout = layout(for: entity) else { return .snapshots([]) }
                 let statement = try compiler.objects(request, entity: entity, columns: Array(layout.columns.dropFirst(2)))
                 return .snapshots(try queue.inDatabase { db in
-                    try readSnapshots(layout, sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db, reusing: rowCache)
+                    try readSnapshots(layout, sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db, reusing: cache)
                 })
             }
         } catch let error as SQLiteColumnValueError {

@@ -8,7 +8,10 @@ extension SQLiteStore {
     /// The column name the source key is selected under, after the destination's columns.
     private static let sourceColumn = "Z_PREFETCH_SOURCE"
 
-    func readPrefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+    /// On `connection` (a query generation's) the rows read don't go into the row cache, which
+    /// holds the newest rows; else the store's own connection is used.
+    func readPrefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
+                      on connection: DatabaseQueue? = nil) throws -> RelationshipPrefetch {
         var sources: [Int64: NSManagedObjectID] = [:]
         for id in sourceIDs where id.storeIdentifier == identifier {
             if let key = id.primaryKey { sources[key] = id }
@@ -54,14 +57,14 @@ extension SQLiteStore {
         if relationship.isToMany { for id in sources.values { result.destinations[id] = [] } }
         var seen: Set<NSManagedObjectID> = []
         let sourcePosition = CInt(layout.columns.count)
-        try openDatabase().inDatabase { db in
+        try (connection ?? openDatabase()).inDatabase { db in
             try forEachSnapshot(layout, sql: sql, arguments: [keys.databaseValue], db: db) { snapshot, statement in
                 guard let sourceID = sources[sqlite3_column_int64(statement, sourcePosition)] else { return }
                 result.destinations[sourceID, default: []].append(snapshot.objectID)
                 if !mayRepeat || seen.insert(snapshot.objectID).inserted { result.snapshots.append(snapshot) }
             }
         }
-        rowCache.insert(contentsOf: result.snapshots.suffix(rowCache.capacity))
+        if connection == nil { rowCache.insert(contentsOf: result.snapshots.suffix(rowCache.capacity)) }
         return result
     }
 }

@@ -93,8 +93,10 @@ extension SQLiteStore {
         return result
     }
 
-    func readSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
-        let queue = try openDatabase()
+    /// The rows of `objectIDs`, read on `connection` (a query generation's) or else on the
+    /// store's own connection.
+    func readSnapshots(for objectIDs: [NSManagedObjectID], on connection: DatabaseQueue? = nil) throws -> [ObjectSnapshot] {
+        let queue = try connection ?? openDatabase()
         var keysByTable: [String: [Int64]] = [:]
         // IDs come in runs of one entity: look its table up once per run.
         var lastEntity: NSEntityDescription?
@@ -128,10 +130,13 @@ extension SQLiteStore {
         }
     }
 
-    func readRelatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
+    /// One object's to-many destinations, read on `connection` (a query generation's) or else
+    /// on the store's own connection.
+    func readRelatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID,
+                              on connection: DatabaseQueue? = nil) throws -> [NSManagedObjectID] {
         guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
               let mapping = schema.entity(named: objectID.entity.name ?? "")?.toMany[relationship.name] else { return [] }
-        let queue = try openDatabase()
+        let queue = try connection ?? openDatabase()
         return try queue.inDatabase { db in try relatedIDs(mapping, key: key, relationship: relationship, db: db) }
     }
 
@@ -165,8 +170,12 @@ extension SQLiteStore {
     /// (entity filter, offset, limit, count) happens in SQL; otherwise the store's rows of the
     /// entity are read and evaluated with the same in-memory evaluator as the atomic stores.
     /// The SQL compiler (`SQL/`) replaces that second path with compiled SQL.
-    func runFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
-        let queue = try openDatabase()
+    ///
+    /// On `connection` (a query generation's) the fetch neither reads nor fills the row cache,
+    /// which holds the newest rows; else it runs on the store's own connection.
+    func runFetch(_ request: NSFetchRequest<NSFetchRequestResult>, on connection: DatabaseQueue? = nil) throws -> StoreFetchResult {
+        let queue = try connection ?? openDatabase()
+        let cache = connection == nil ? rowCache : nil
         let name = request.entity?.name ?? request.entityName ?? ""
         guard let mapping = schema.entity(named: name), let entity = modelEntity(name) else {
             throw PersistentStoreErrors.make(NSCoreDataError,
@@ -194,10 +203,10 @@ extension SQLiteStore {
                 default:
                     guard let layout = layouts[mapping.tableName] else { return .snapshots([]) }
                     return .snapshots(try readSnapshots(layout, sql: "SELECT \(layout.selectList) FROM \(table) WHERE \(entityFilter) ORDER BY Z_PK \(window.sql)",
-                                                        arguments: window.bindings.map(\.databaseValue), db: db, reusing: rowCache))
+                                                        arguments: window.bindings.map(\.databaseValue), db: db, reusing: cache))
                 }
             }
         }
-        return try compiledFetch(request, entity: entity, queue: queue)
+        return try compiledFetch(request, entity: entity, queue: queue, cache: cache)
     }
 }

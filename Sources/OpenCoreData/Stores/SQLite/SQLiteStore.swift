@@ -11,6 +11,8 @@ import GRDB
 ///   ``SQLiteStore/adoptStoredSchema(storedMetadata:database:)`` for the rule) and reads
 ///   nothing else until asked.
 /// - Every save is one transaction; updates and deletes are checked against `Z_OPT`.
+/// - A context pinned to a query generation reads through a connection of the generation's
+///   that holds a read transaction open on the WAL (`SQLiteStore+QueryGeneration.swift`).
 /// - A read-only store never writes a byte of its files: a database in WAL mode is read through
 ///   a private copy (`SQLiteStore+ReadOnlyCopy.swift`).
 ///
@@ -69,6 +71,10 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The last snapshot read or saved of each row, shared by every context of the
     /// coordinator: fetches fill it, fault firing reads it before SQL, saves keep it current.
     let rowCache = SQLiteRowCache()
+
+    /// The read connections of the query generations pinned on this store, not retained
+    /// (`SQLiteStore+QueryGeneration.swift`). Guarded by `lock`.
+    var generationReaders: [WeakGenerationReader] = []
 
     /// The store's SQL debug log (`OPENCOREDATA_SQL_DEBUG`, or the `SQLDebugLog.levelOption`
     /// store option), traced on every connection the store opens.
@@ -167,15 +173,18 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         try applyPragmaOptions(queue)
     }
 
-    /// Opens the file with the pragmas Core Data sets.
-    private func openQueue(at url: URL) throws -> DatabaseQueue {
+    /// Opens the file with the pragmas Core Data sets; `readingOnly` opens a read-only
+    /// connection that sets none (a query generation's, `SQLiteStore+QueryGeneration.swift`).
+    func openQueue(at url: URL, readingOnly: Bool = false) throws -> DatabaseQueue {
         var configuration = Configuration()
-        configuration.readonly = isReadOnly
-        configuration.label = "OpenCoreData.SQLiteStore"
+        configuration.readonly = isReadOnly || readingOnly
+        configuration.label = readingOnly ? "OpenCoreData.SQLiteStore.generation" : "OpenCoreData.SQLiteStore"
         configuration.busyMode = .timeout(Self.busyTimeout)
+        // A generation's connection keeps its read transaction open between accesses.
+        configuration.allowsUnsafeTransactions = readingOnly
         sqlLog.install(in: &configuration)
         let wantsWAL = (pragmaOptions["journal_mode"].map { $0.uppercased() == "WAL" }) ?? true
-        let readOnly = isReadOnly
+        let readOnly = isReadOnly || readingOnly
         configuration.prepareDatabase { db in
             SQLFunctions.register(on: db)
             guard !readOnly else { return }
@@ -388,7 +397,13 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
+    /// A read connection pinned on the WAL (`SQLiteStore+QueryGeneration.swift`).
+    override func openGenerationReader() throws -> (any StoreReading)? {
+        try openPinnedReader()
+    }
+
     open override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
+        closeGenerationReaders()
         rowCache.removeAll()
         try? database?.close()
         database = nil
