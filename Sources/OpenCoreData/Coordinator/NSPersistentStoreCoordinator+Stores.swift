@@ -11,6 +11,13 @@ extension NSPersistentStoreCoordinator {
     @discardableResult
     public func addPersistentStore(ofType storeType: String, configurationName configuration: String?,
                                  at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try addStore(ofType: storeType, configurationName: configuration, at: storeURL, options: options)
+    }
+
+    /// ``addPersistentStore(ofType:configurationName:at:options:)``; a new store gets `identifier`
+    /// as its UUID when given (a migration's destination keeps its source's UUID).
+    func addStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+                  options: [AnyHashable: Any]?, identifier: String? = nil) throws -> NSPersistentStore {
         try withLock {
             guard let storeClass = StoreTypeRegistry.shared.storeClass(for: storeType) else {
                 throw PersistentStoreErrors.unknownStoreType(storeType, url: storeURL)
@@ -30,6 +37,7 @@ extension NSPersistentStoreCoordinator {
             let store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration,
                                         at: storeURL, options: options)
             store.type = storeType
+            if let identifier { store.identifier = identifier }
             try store.loadMetadata()
             try attach(store)
             return store
