@@ -18,7 +18,11 @@ extension NSPersistentStoreCoordinator {
     /// as its UUID when given (a migration's destination keeps its source's UUID).
     func addStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
                   options: [AnyHashable: Any]?, identifier: String? = nil) throws -> NSPersistentStore {
-        try withLock {
+        if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager, let storeURL,
+           StoreTypeRegistry.shared.storeClass(for: storeType) != nil {
+            try staged.migrateStore(at: storeURL, type: storeType, options: options, destinationModel: managedObjectModel)
+        }
+        return try withLock {
             guard let storeClass = StoreTypeRegistry.shared.storeClass(for: storeType) else {
                 throw PersistentStoreErrors.unknownStoreType(storeType, url: storeURL)
             }
