@@ -138,9 +138,6 @@ enum MigrationRunner {
 
     /// The mapping model Core Data infers from `source` to `destination`.
     static func inferredMapping(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) throws -> NSMappingModel {
-        // Replaced by NSMappingModel.inferredMappingModel(forSourceModel:destinationModel:) when
-        // the inferred mapping lands (branch s4-mapping-models).
-        throw MigrationErrors.make(NSInferredMappingModelError,
-                                   "Can't infer a mapping model from \(source.versionChecksum) to \(destination.versionChecksum) yet.")
+        try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
     }
 }
