@@ -11,7 +11,18 @@ extension NSPersistentStoreCoordinator {
     @discardableResult
     public func addPersistentStore(ofType storeType: String, configurationName configuration: String?,
                                  at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
-        try withLock {
+        try addStore(ofType: storeType, configurationName: configuration, at: storeURL, options: options)
+    }
+
+    /// ``addPersistentStore(ofType:configurationName:at:options:)``; a new store gets `identifier`
+    /// as its UUID when given (a migration's destination keeps its source's UUID).
+    func addStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+                  options: [AnyHashable: Any]?, identifier: String? = nil) throws -> NSPersistentStore {
+        if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager, let storeURL,
+           StoreTypeRegistry.shared.storeClass(for: storeType) != nil {
+            try staged.migrateStore(at: storeURL, type: storeType, options: options, destinationModel: managedObjectModel)
+        }
+        return try withLock {
             guard let storeClass = StoreTypeRegistry.shared.storeClass(for: storeType) else {
                 throw PersistentStoreErrors.unknownStoreType(storeType, url: storeURL)
             }
@@ -30,6 +41,7 @@ extension NSPersistentStoreCoordinator {
             let store = storeClass.init(persistentStoreCoordinator: self, configurationName: configuration,
                                         at: storeURL, options: options)
             store.type = storeType
+            if let identifier { store.identifier = identifier }
             try store.loadMetadata()
             try attach(store)
             return store

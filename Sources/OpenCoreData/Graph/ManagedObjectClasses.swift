@@ -38,8 +38,14 @@ enum ManagedObjectClasses {
 
     /// Finds a class by name through the Swift runtime.
     static func lookUp(_ name: String) -> NSManagedObject.Type? {
-        if let type = _typeByName(name) as? NSManagedObject.Type { return type }
-        if let type = NSClassFromString(name) as? NSManagedObject.Type { return type }
+        lookUpClass(name, as: NSManagedObject.self)
+    }
+
+    /// Finds a subclass of `base` by name through the Swift runtime (module-qualified for Swift
+    /// classes): managed object classes, entity migration policies.
+    static func lookUpClass<Base: AnyObject>(_ name: String, as base: Base.Type) -> Base.Type? {
+        if let type = _typeByName(name) as? Base.Type { return type }
+        if let type = NSClassFromString(name) as? Base.Type { return type }
         return nil
     }
 }

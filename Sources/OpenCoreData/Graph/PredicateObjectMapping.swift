@@ -83,6 +83,8 @@ struct PredicateObjectMapping {
             node = .conditional(map(predicate), map(whenTrue), map(whenFalse))
         case .block(let block, let arguments):
             node = .block(block, arguments?.map(map))
+        case .fetch(let request, let context, let countOnly):
+            node = .fetch(map(request), map(context), countOnly: countOnly)
         }
         return NSExpression(node: node)
     }

@@ -58,6 +58,8 @@ enum ASTEquality {
             return xv == yv && isEqual(xc, yc) && isEqual(xp, yp)
         case let (.conditional(xp, xt, xf), .conditional(yp, yt, yf)):
             return isEqual(xp, yp) && isEqual(xt, yt) && isEqual(xf, yf)
+        case let (.fetch(xr, xc, xn), .fetch(yr, yc, yn)):
+            return xn == yn && isEqual(xr, yr) && isEqual(xc, yc)
         default:
             return false
         }

@@ -22,6 +22,8 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
         case anyKey = 15
         case block = 19
         case conditional = 20
+        /// Core Data's `NSFetchRequestExpressionType`: `FETCH(request, context, countOnly)`.
+        case fetchRequest = 50
     }
 
     /// The block of a block expression: the evaluated object, the evaluated arguments, the context.
@@ -47,6 +49,8 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     ///   that a numeric constant `x` folds to a `Date` constant, the form `predicateFormat` prints.
     /// - `FUNCTION(receiver, 'selector:', args…)` is `.functionOn(receiver, "selector:", args)`.
     /// - `{a, b}` is `.aggregate([a, b])`; a constant array from `%@` stays `.constant([…])`.
+    /// - `FETCH(request, context, NO)` is `.fetch(request, context, countOnly: false)`
+    ///   (Core Data's `NSFetchRequestExpression`).
     indirect enum Node {
         case constant(Any?)
         case evaluatedObject
@@ -64,6 +68,7 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
         case conditional(NSPredicate, NSExpression, NSExpression)
         case block(Block, [NSExpression]?)
         case anyKey
+        case fetch(NSExpression, NSExpression, countOnly: Bool)
     }
 
     /// The tree node.
@@ -102,6 +107,8 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
             return max(predicate.depth, t.depth, f.depth)
         case .block(_, let arguments):
             return most(arguments ?? [])
+        case .fetch(let request, let context, _):
+            return max(request.depth, context.depth)
         }
     }
 
@@ -198,6 +205,7 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
         case .minusSet: return .minusSet
         case .subquery: return .subquery
         case .conditional: return .conditional
+        case .fetch: return .fetchRequest
         case .block: return .block
         case .anyKey: return .anyKey
         }
@@ -307,7 +315,7 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
         return wrongType("expressionBlock")
     }
 
-    private func wrongType<T>(_ accessor: String) -> T {
+    func wrongType<T>(_ accessor: String) -> T {
         preconditionFailure("NSExpression: \(accessor) is not defined for an expression of type \(expressionType) (\(self))")
     }
 

@@ -60,13 +60,14 @@ import Testing
         #expect(expressions.count >= 10)
     }
 
-    @Test func fetchRequestExpressionsAreRefusedByName() throws {
+    @Test func fetchRequestExpressionsRebuild() throws {
         let rebuild = AppleArchivedPredicate(file: Self.mapping, element: "entity mapping CarToCar")
         let source = try #require(try Self.entityMappings().first?["NSSourceExpression"])
         #expect(source.className == "NSFetchRequestExpression")
-        let error = try #require(throws: ManagedObjectModelError.self) { try rebuild.expression(source) }
-        #expect(error.kind == .invalidValue)
-        #expect(error.message.contains("NSFetchRequestExpression"))
-        #expect(error.file == Self.mapping)
+        let expression = try rebuild.expression(source)
+        #expect(expression.expressionType == .fetchRequest)
+        #expect(expression.description
+                == #"FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:" , "Car", "TRUEPREDICATE"), $manager.sourceContext, NO)"#)
+        #expect(MappingExpressions.fetchedEntityName(expression) == "Car")
     }
 }

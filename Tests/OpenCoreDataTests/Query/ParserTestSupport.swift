@@ -61,6 +61,7 @@ enum Tree {
         case .conditional(let p, let t, let f): return "ternary(\(dump(p)), \(dump(t)), \(dump(f)))"
         case .block: return "BLOCK"
         case .anyKey: return "ANYKEY"
+        case .fetch(let r, let c, let n): return "fetch(\(dump(r)), \(dump(c)), \(n))"
         }
     }
 

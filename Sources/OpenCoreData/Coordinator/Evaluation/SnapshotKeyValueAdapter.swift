@@ -218,6 +218,8 @@ struct ConstantRewriter {
             node = .conditional(rewrite(predicate), rewrite(whenTrue), rewrite(whenFalse))
         case .block(let block, let arguments):
             node = .block(block, arguments?.map(rewrite))
+        case .fetch(let request, let context, let countOnly):
+            node = .fetch(rewrite(request), rewrite(context), countOnly: countOnly)
         }
         return NSExpression(node: node)
     }

@@ -11,7 +11,8 @@ import Foundation
 /// `NSKeyPathExpression` and `NSFunctionExpression` (`NSOperand`, `NSSelectorName`, `NSArguments`),
 /// `NSKeyPathSpecifierExpression` (`NSKeyPath`), `NSAggregateExpression` (`NSCollection`),
 /// `NSSubqueryExpression` (`NSExpression`, `NSVariable`, `NSSubpredicate`), `NSTernaryExpression`
-/// (`NSPredicate`, `NSTrueExpression`, `NSFalseExpression`) and `NSAnyKeyExpression`.
+/// (`NSPredicate`, `NSTrueExpression`, `NSFalseExpression`), `NSAnyKeyExpression` and Core Data's
+/// `NSFetchRequestExpression` (`NSFRExpression`, `NSMOCExpression`, `NSCountOnlyFlag`).
 /// Block predicates, block expressions and custom-selector operators cannot be archived usefully
 /// and are refused with a ``ManagedObjectModelError`` of kind `invalidValue`.
 ///
@@ -107,6 +108,12 @@ struct AppleArchivedPredicate {
                 throw error(.missingField("NSTernaryExpression's NSPredicate/NSTrueExpression/NSFalseExpression"))
             }
             return NSExpression(node: .conditional(try predicate(condition), try expression(whenTrue), try expression(whenFalse)))
+        case "NSFetchRequestExpression":
+            guard let request = node["NSFRExpression"], let context = node["NSMOCExpression"] else {
+                throw error(.missingField("NSFetchRequestExpression's NSFRExpression/NSMOCExpression"))
+            }
+            return NSFetchRequestExpression(node: .fetch(try expression(request), try expression(context),
+                                                         countOnly: node["NSCountOnlyFlag"]?.bool ?? false))
         case "NSSetExpression":
             guard let left = node["NSLeftExpression"], let right = node["NSRightExpression"],
                   let type = node["NSExpressionType"]?.integer else {

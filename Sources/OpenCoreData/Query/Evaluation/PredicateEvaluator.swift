@@ -138,6 +138,8 @@ struct PredicateEvaluator {
     /// - `TERNARY(p, a, b)` is `a` when `p` holds for the object, else `b`.
     /// - a block expression gets the object, its evaluated arguments and the variables.
     /// - `ANYKEY` throws: it is meaningful only to Spotlight.
+    /// - `FETCH(request, context, countOnly)` runs the request in the context: the results, or
+    ///   their count as a number.
     func value(of expression: NSExpression, with object: Any?) throws -> Any? {
         switch expression.node {
         case .constant(let value):
@@ -188,6 +190,18 @@ struct PredicateEvaluator {
             return ValueComparison.unwrap(block(object, values, context))
         case .anyKey:
             throw PredicateEvaluationError.unsupported(construct: "ANYKEY")
+        case .fetch(let requestExpression, let contextExpression, let countOnly):
+            let request = try value(of: requestExpression, with: object)
+            let context = try value(of: contextExpression, with: object)
+            guard let fetchable = request as? FetchExpressionRequest else {
+                throw PredicateEvaluationError.wrongArgumentType(function: "FETCH", argument: 0, expected: "a fetch request",
+                                                                 typeName: ValueComparison.typeName(request))
+            }
+            guard let context = context as? NSManagedObjectContext else {
+                throw PredicateEvaluationError.wrongArgumentType(function: "FETCH", argument: 1, expected: "a managed object context",
+                                                                 typeName: ValueComparison.typeName(context))
+            }
+            return try fetchable.results(in: context, countOnly: countOnly)
         }
     }
 

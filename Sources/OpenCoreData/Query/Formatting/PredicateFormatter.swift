@@ -130,6 +130,8 @@ struct PredicateFormatter {
             return "BLOCK(\(Self.address(of: expression)), {\(args)})"
         case .anyKey:
             return "ANYKEY"
+        case .fetch(let request, let context, let countOnly):
+            return "FETCH(\(format(request)), \(format(context)), \(countOnly ? "YES" : "NO"))"
         }
     }
 

@@ -76,6 +76,8 @@ struct Substitution {
                                 substitute(whenFalse, shadowed: shadowed))
         case .block(let block, let arguments):
             node = .block(block, arguments?.map { substitute($0, shadowed: shadowed) })
+        case .fetch(let request, let context, let countOnly):
+            node = .fetch(substitute(request, shadowed: shadowed), substitute(context, shadowed: shadowed), countOnly: countOnly)
         }
         return Self.children(of: node).elementsEqual(Self.children(of: expression.node), by: ===)
             ? expression : NSExpression(node: node)
@@ -94,6 +96,7 @@ struct Substitution {
         case .subquery(let collection, _, let predicate): return [collection, predicate]
         case .conditional(let predicate, let t, let f): return [predicate, t, f]
         case .block(_, let arguments): return arguments ?? []
+        case .fetch(let request, let context, _): return [request, context]
         }
     }
 }

@@ -17,6 +17,7 @@
 ///              | SUBQUERY "(" expression "," $variable "," predicate ")"
 ///              | FUNCTION "(" expression "," selector ["," expression]* ")"
 ///              | TERNARY "(" predicate "," expression "," expression ")"
+///              | FETCH "(" expression "," expression "," (YES | NO) ")"
 ///              | CAST "(" expression "," type ")"
 ///              | function "(" [expression ("," expression)*] ")"
 /// keypath     := key ("." key)*      key := word | #word | @word | %K
@@ -303,6 +304,7 @@ extension PredicateParser {
             case "SUBQUERY": return try subquery()
             case "FUNCTION": return try functionOn()
             case "TERNARY": return try ternary()
+            case "FETCH": return try fetch()
             case "CAST": return try cast()
             default: return try builtInCall(name)
             }
@@ -408,6 +410,23 @@ extension PredicateParser {
         let whenFalse = try expression()
         try closeSpecialForm("TERNARY", opened: open)
         return NSExpression(node: .conditional(condition, whenTrue, whenFalse))
+    }
+
+    /// `FETCH(request, context, countOnly)`, Core Data's `NSFetchRequestExpression`; the last
+    /// argument is a boolean constant (`YES`/`NO`, `TRUE`/`FALSE`).
+    private mutating func fetch() throws -> NSExpression {
+        let open = openSpecialForm()
+        let request = try expression()
+        try expect(",", "in FETCH(request, context, countOnly)")
+        let context = try expression()
+        try expect(",", "in FETCH(request, context, countOnly)")
+        let flagToken = current
+        let flag = try expression()
+        guard case .constant(let value) = flag.node, let countOnly = value as? Bool else {
+            throw error("the third argument of FETCH must be YES or NO", at: flagToken)
+        }
+        try closeSpecialForm("FETCH", opened: open)
+        return NSFetchRequestExpression(node: .fetch(request, context, countOnly: countOnly))
     }
 
     /// The class names `CAST` converts to.

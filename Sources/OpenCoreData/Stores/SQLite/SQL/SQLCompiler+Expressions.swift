@@ -54,6 +54,8 @@ extension SQLCompiler {
             throw SQLCompileError("the collection \(expression)", "a collection is not a single value; use it with IN or BETWEEN")
         case .conditional:
             throw SQLCompileError("\(expression)", "TERNARY does not compile to SQL")
+        case .fetch:
+            throw SQLCompileError("\(expression)", "FETCH runs a fetch request in a context, which only in-memory evaluation can do")
         case .symbolic, .anyKey:
             throw SQLCompileError("\(expression)", "it has no SQL form")
         }

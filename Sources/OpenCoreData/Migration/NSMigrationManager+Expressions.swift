@@ -1,0 +1,196 @@
+import Foundation
+
+/// Evaluating a mapping's expressions, and the `FUNCTION($manager, …)` selectors they call.
+extension NSMigrationManager {
+    /// The selectors `FUNCTION($manager, "…", …)` answers: Apple's documented
+    /// `fetchRequestForSourceEntityNamed:predicateString:`,
+    /// `destinationInstancesForEntityMappingNamed:sourceInstances:` and
+    /// `sourceInstancesForEntityMappingNamed:destinationInstances:`, and
+    /// `destinationInstancesForSourceRelationshipNamed:sourceInstances:`, which Xcode writes in
+    /// the relationship mappings it generates.
+    static let functionSelectors: Set<String> = [
+        "fetchRequestForSourceEntityNamed:predicateString:",
+        "destinationInstancesForEntityMappingNamed:sourceInstances:",
+        "sourceInstancesForEntityMappingNamed:destinationInstances:",
+        "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
+    ]
+
+    public func respondsToPredicateFunction(_ selector: String) -> Bool {
+        Self.functionSelectors.contains(selector)
+    }
+
+    public func performPredicateFunction(_ selector: String, arguments: [Any?]) throws -> Any? {
+        guard arguments.count == 2 else {
+            throw PredicateEvaluationError.wrongArgumentType(function: selector, argument: arguments.count, expected: "2 arguments",
+                                                             typeName: "\(arguments.count) arguments")
+        }
+        func name() throws -> String {
+            guard let name = ValueComparison.string(arguments[0]) else {
+                throw PredicateEvaluationError.wrongArgumentType(function: selector, argument: 0, expected: "a name",
+                                                                 typeName: ValueComparison.typeName(arguments[0]))
+            }
+            return name
+        }
+        switch selector {
+        case "fetchRequestForSourceEntityNamed:predicateString:":
+            return try fetchRequestForSourceEntity(named: name(), predicateString: ValueComparison.string(arguments[1]) ?? "TRUEPREDICATE")
+        case "destinationInstancesForEntityMappingNamed:sourceInstances:":
+            return destinationInstances(forEntityMappingName: try name(), sourceInstances: Self.objects(arguments[1]))
+        case "sourceInstancesForEntityMappingNamed:destinationInstances:":
+            return sourceInstances(forEntityMappingName: try name(), destinationInstances: Self.objects(arguments[1]))
+        default:
+            return destinationInstances(forSourceRelationshipNamed: try name(), sourceInstances: Self.objects(arguments[1]) ?? [])
+        }
+    }
+
+    /// A request for the instances of exactly the source entity `name` (not its subentities,
+    /// which have their own entity mappings) matching `predicateString`.
+    func fetchRequestForSourceEntity(named name: String, predicateString: String) throws -> NSFetchRequest<NSFetchRequestResult> {
+        guard let entity = sourceModel.entitiesByName[name] else {
+            throw MigrationErrors.make(NSMigrationError, "The source model has no entity named '\(name)' (fetchRequestForSourceEntityNamed:predicateString:).")
+        }
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: name)
+        request.entity = entity
+        request.includesSubentities = false
+        if predicateString != "TRUEPREDICATE" {
+            request.predicate = try PredicateParser.parsePredicate(predicateString, arguments: [])
+        }
+        return request
+    }
+
+    /// The destination instances made from `sourceInstances` (reached through the source
+    /// relationship `name`) by whichever entity mappings migrated their entities.
+    func destinationInstances(forSourceRelationshipNamed name: String, sourceInstances: [NSManagedObject]) -> [NSManagedObject] {
+        let mappings = mappingModel.entityMappings ?? []
+        return sourceInstances.flatMap { source in
+            mappings.filter { $0.sourceEntityName == source.entity.name }.flatMap { mapping in
+                destinationInstances(forEntityMappingName: mapping.name ?? "", sourceInstances: [source])
+            }
+        }
+    }
+
+    /// `$source.key`.
+    static func sourceKeyPath(_ key: String) -> NSExpression {
+        NSExpression(node: .keyPathOn(NSExpression(forVariable: NSMigrationSourceObjectKey), key))
+    }
+
+    /// The managed objects in a value: one object, a collection of them, or nil (nil).
+    static func objects(_ value: Any?) -> [NSManagedObject]? {
+        let value = ValueComparison.unwrap(value)
+        if value == nil || ValueComparison.isNSNull(value) { return nil }
+        if let object = value as? NSManagedObject { return [object] }
+        return ManagedValueConversion.objects(in: value) ?? CollectionValue(value)?.elements.compactMap { $0 as? NSManagedObject }
+    }
+
+    // MARK: Evaluating
+
+    /// The variables of a mapping expression: `$manager`, `$entityMapping`, `$entityPolicy` and
+    /// those given.
+    func variables(mapping: NSEntityMapping, policy: NSEntityMigrationPolicy, source: NSManagedObject? = nil,
+                   destination: NSManagedObject? = nil, propertyMapping: NSPropertyMapping? = nil) -> [String: Any] {
+        var variables: [String: Any] = [NSMigrationManagerKey: self, NSMigrationEntityMappingKey: mapping,
+                                        NSMigrationEntityPolicyKey: policy]
+        if let source { variables[NSMigrationSourceObjectKey] = source }
+        if let destination { variables[NSMigrationDestinationObjectKey] = destination }
+        if let propertyMapping { variables[NSMigrationPropertyMappingKey] = propertyMapping }
+        return variables
+    }
+
+    /// The value of `expression`, errors naming the mapping and the property.
+    func evaluate(_ expression: NSExpression, variables: [String: Any], mapping: NSEntityMapping, what: String) throws -> Any? {
+        do {
+            return try expression.expressionValueThrowing(with: nil, variables: variables)
+        } catch {
+            if MigrationErrors.isMigrationError(error) { throw error }
+            throw MigrationErrors.make(NSMigrationError,
+                "Evaluating \(what) of entity mapping '\(mapping.name ?? "?")' (\(expression)) failed: \((error as NSError).localizedDescription)",
+                userInfo: ["entityMapping": mapping.name ?? ""], underlying: error)
+        }
+    }
+
+    /// The source instances of `mapping`: its source expression's value, else every instance of
+    /// exactly its source entity.
+    func sourceInstances(of mapping: NSEntityMapping, policy: NSEntityMigrationPolicy) throws -> [NSManagedObject] {
+        if let expression = mapping.sourceExpression {
+            let value = try evaluate(expression, variables: variables(mapping: mapping, policy: policy), mapping: mapping,
+                                     what: "the source expression")
+            return Self.objects(value) ?? []
+        }
+        guard let name = mapping.sourceEntityName else { return [] }
+        let request = try fetchRequestForSourceEntity(named: name, predicateString: "TRUEPREDICATE")
+        return try sourceContext.fetch(request).compactMap { $0 as? NSManagedObject }
+    }
+
+    /// A new instance of `mapping`'s destination entity in ``destinationContext``.
+    func newDestinationInstance(for mapping: NSEntityMapping) throws -> NSManagedObject {
+        guard let entity = destinationEntity(for: mapping) else {
+            throw MigrationErrors.make(NSMigrationError,
+                "The entity mapping '\(mapping.name ?? "?")' names the destination entity '\(mapping.destinationEntityName ?? "")', which the destination model does not have.",
+                userInfo: ["entityMapping": mapping.name ?? ""])
+        }
+        return ManagedObjectClasses.instantiate(entity, insertInto: destinationContext)
+    }
+
+    /// Sets the attributes of `destination` from `mapping`'s attribute mappings evaluated for
+    /// `source`; a nil value leaves the attribute's default. A copy mapping without attribute
+    /// mappings copies the attributes both entities have.
+    func applyAttributeMappings(of mapping: NSEntityMapping, source: NSManagedObject, destination: NSManagedObject,
+                                policy: NSEntityMigrationPolicy) throws {
+        var propertyMappings = mapping.attributeMappings ?? []
+        if propertyMappings.isEmpty, mapping.mappingType == .copyEntityMappingType {
+            propertyMappings = destination.entity.attributesByName.keys.sorted()
+                .filter { source.entity.attributesByName[$0] != nil }
+                .map { NSPropertyMapping(name: $0, valueExpression: Self.sourceKeyPath($0)) }
+        }
+        for propertyMapping in propertyMappings {
+            guard let name = propertyMapping.name, let expression = propertyMapping.valueExpression else { continue }
+            guard destination.entity.attributesByName[name] != nil else {
+                throw MigrationErrors.make(NSMigrationError,
+                    "The entity mapping '\(mapping.name ?? "?")' maps attribute '\(name)', which destination entity '\(destination.entity.name ?? "?")' does not have.",
+                    userInfo: ["entityMapping": mapping.name ?? "", "propertyMapping": name])
+            }
+            let value = try evaluate(expression, variables: variables(mapping: mapping, policy: policy, source: source,
+                                                                       destination: destination, propertyMapping: propertyMapping),
+                                     mapping: mapping, what: "attribute '\(name)'")
+            guard let value = ValueComparison.unwrap(value), !ValueComparison.isNSNull(value) else { continue }
+            try destination.setValueThrowing(value, forKey: name)
+        }
+    }
+
+    /// Sets the relationships of `destination` from `mapping`'s relationship mappings, evaluated
+    /// for the source instance it was made from. A to-one relationship given a collection takes
+    /// its first object. A copy mapping without relationship mappings maps each relationship both
+    /// entities have to the destination instances of its source objects.
+    func applyRelationshipMappings(of mapping: NSEntityMapping, destination: NSManagedObject, policy: NSEntityMigrationPolicy) throws {
+        guard let source = sourceInstances(forEntityMappingName: mapping.name ?? "", destinationInstances: [destination]).first else { return }
+        var propertyMappings = mapping.relationshipMappings ?? []
+        if propertyMappings.isEmpty, mapping.mappingType == .copyEntityMappingType {
+            propertyMappings = destination.entity.relationshipsByName.keys.sorted()
+                .filter { source.entity.relationshipsByName[$0] != nil }
+                .map { name in
+                    NSPropertyMapping(name: name, valueExpression: NSExpression(
+                        forFunction: NSExpression(forVariable: NSMigrationManagerKey),
+                        selectorName: "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
+                        arguments: [NSExpression(forConstantValue: name), Self.sourceKeyPath(name)]))
+                }
+        }
+        for propertyMapping in propertyMappings {
+            guard let name = propertyMapping.name, let expression = propertyMapping.valueExpression else { continue }
+            guard let relationship = destination.entity.relationshipsByName[name] else {
+                throw MigrationErrors.make(NSMigrationError,
+                    "The entity mapping '\(mapping.name ?? "?")' maps relationship '\(name)', which destination entity '\(destination.entity.name ?? "?")' does not have.",
+                    userInfo: ["entityMapping": mapping.name ?? "", "propertyMapping": name])
+            }
+            let value = try evaluate(expression, variables: variables(mapping: mapping, policy: policy, source: source,
+                                                                       destination: destination, propertyMapping: propertyMapping),
+                                     mapping: mapping, what: "relationship '\(name)'")
+            let objects = Self.objects(value) ?? []
+            if relationship.isToMany {
+                try destination.setValueThrowing(relationship.isOrdered ? NSOrderedSet(array: objects) as Any : Set(objects) as Any,
+                                                 forKey: name)
+            } else {
+                try destination.setValueThrowing(objects.first, forKey: name)
+            }
+        }
+    }
+}
