@@ -70,7 +70,7 @@ extension NSEntityMapping {
         if let policy = entityMigrationPolicyClassName, !policy.isEmpty, policy != "NSEntityMigrationPolicy" { return nil }
         switch mappingType {
         case .addEntityMappingType:
-            guard sourceEntityName == nil || sourceExpression == nil, destinationEntityName != nil else { return nil }
+            guard destinationEntityName != nil, sourceExpression == nil else { return nil }
         case .removeEntityMappingType:
             guard sourceEntityName != nil else { return nil }
         case .copyEntityMappingType, .transformEntityMappingType:
