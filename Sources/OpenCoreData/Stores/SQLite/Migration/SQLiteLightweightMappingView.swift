@@ -60,7 +60,7 @@ struct SQLiteLightweightMappingView {
             guard let source = entityMapping.sourceEntityName, let destination = entityMapping.destinationEntityName else {
                 return .failure(.init("entity mapping '\(name)' lacks a source or destination entity"))
             }
-            if let expression = entityMapping.sourceExpression, !fetchesEverySourceInstance(expression) {
+            if let expression = entityMapping.sourceExpression, !fetchesEverySourceInstance(expression, of: source) {
                 return .failure(.init("entity mapping '\(name)' selects its source instances with \(expression)"))
             }
             var attributes: [String: AttributeSource] = [:]
@@ -89,43 +89,19 @@ struct SQLiteLightweightMappingView {
         return .success(SQLiteLightweightMappingView(links: links))
     }
 
-    /// `name` for `$source.name`.
+    /// `name` for `$source.name` (the expression shapes live in ``MappingExpressions``).
     private static func sourceKey(_ expression: NSExpression) -> String? {
-        guard case .keyPathOn(let base, let path) = expression.node, case .variable("source") = base.node,
-              !path.contains(".") else { return nil }
-        return path
+        MappingExpressions.sourceKey(expression)
     }
 
     /// The source relationship of `FUNCTION($manager, "destinationInstancesFor…:sourceInstances:", …, $source.rel)`.
     private static func sourceRelationship(_ expression: NSExpression) -> String? {
-        guard case .functionOn(let target, let selector, let arguments) = expression.node, case .variable("manager") = target.node,
-              selector == "destinationInstancesForEntityMappingNamed:sourceInstances:"
-                || selector == "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
-              arguments.count == 2 else { return nil }
-        return sourceKey(arguments[1])
+        MappingExpressions.destinationInstancesSource(expression)?.key
     }
 
-    /// Whether a source expression fetches every instance of its entity: a `FETCH` whose request
-    /// comes from `fetchRequestForSourceEntityNamed:predicateString:` with `TRUEPREDICATE`.
-    private static func fetchesEverySourceInstance(_ expression: NSExpression) -> Bool {
-        var predicateStrings: [String] = []
-        func visit(_ node: NSExpression) {
-            switch node.node {
-            case .functionOn(let target, let selector, let arguments):
-                if selector == "fetchRequestForSourceEntityNamed:predicateString:", arguments.count == 2 {
-                    predicateStrings.append(arguments[1].constantValue as? String ?? "?")
-                }
-                visit(target)
-                arguments.forEach(visit)
-            case .function(_, let arguments):
-                arguments.forEach(visit)
-            case .keyPathOn(let base, _):
-                visit(base)
-            default:
-                break
-            }
-        }
-        visit(expression)
-        return predicateStrings.count == 1 && predicateStrings[0].trimmingCharacters(in: .whitespaces) == "TRUEPREDICATE"
+    /// Whether a source expression fetches every instance of the mapping's source entity: a
+    /// `FETCH` of `fetchRequestForSourceEntityNamed:predicateString:` with `TRUEPREDICATE`.
+    private static func fetchesEverySourceInstance(_ expression: NSExpression, of entityName: String) -> Bool {
+        MappingExpressions.fetchedEntityName(expression) == entityName
     }
 }
