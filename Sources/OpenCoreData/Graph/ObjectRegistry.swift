@@ -9,23 +9,39 @@
 /// Everything else in a context is touched only on the context's queue, but `deinit` runs on
 /// whichever thread drops the last reference. So the registry has its own small lock: a freed
 /// object leaves it at once, from any thread, and the IDs of freed objects wait in
-/// ``takeFreedIDs()`` until the context, on its queue, drops what it cached for them. Lookups
-/// retain the object while they hold the lock.
+/// ``takeFreedIDs()`` until the context, on its queue, drops what it cached for them.
+///
+/// Entries are Swift `weak` references, read and written only under the lock: an object whose
+/// last reference was just dropped on another thread is already deinitializing and waits on this
+/// lock to unregister; a weak load gives `nil` for it instead of retaining a dying object again
+/// (which would trap). Removal compares addresses, so a deinitializing object still finds its
+/// own entry.
 final class ObjectRegistry {
+    /// One registered object, held weakly, with its address for removal.
+    private final class Entry {
+        weak var object: NSManagedObject?
+        let address: ObjectIdentifier
+
+        init(_ object: NSManagedObject) {
+            self.object = object
+            address = ObjectIdentifier(object)
+        }
+    }
+
     /// Guards ``entries`` and ``freedIDs``.
     private let lock = NSLock()
-    private var entries: [NSManagedObjectID: Unmanaged<NSManagedObject>] = [:]
+    private var entries: [NSManagedObjectID: Entry] = [:]
     /// IDs of objects freed since the context last looked (see ``takeFreedIDs()``).
     private var freedIDs: [NSManagedObjectID] = []
 
     /// The registered object with `id` (set `nil` to unregister).
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
-        get { lock.withLock { entries[id]?.takeUnretainedValue() } }
-        set { lock.withLock { entries[id] = newValue.map { Unmanaged.passUnretained($0) } } }
+        get { lock.withLock { entries[id]?.object } }
+        set { lock.withLock { entries[id] = newValue.map(Entry.init) } }
     }
 
     /// Every registered object.
-    var values: [NSManagedObject] { lock.withLock { entries.values.map { $0.takeUnretainedValue() } } }
+    var values: [NSManagedObject] { lock.withLock { entries.values.compactMap(\.object) } }
 
     var count: Int { lock.withLock { entries.count } }
 
@@ -38,7 +54,7 @@ final class ObjectRegistry {
     /// Removes the entry of `id` if it is `object`; returns whether it did. Call with the lock held.
     private func removeLocked(_ object: NSManagedObject, id: NSManagedObjectID) -> Bool {
         guard let index = entries.index(forKey: id),
-              entries.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return false }
+              entries.values[index].address == ObjectIdentifier(object) else { return false }
         entries.remove(at: index)
         return true
     }
