@@ -69,11 +69,6 @@ extension NSMigrationManager {
         }
     }
 
-    /// `$source.key`.
-    static func sourceKeyPath(_ key: String) -> NSExpression {
-        NSExpression(node: .keyPathOn(NSExpression(forVariable: NSMigrationSourceObjectKey), key))
-    }
-
     /// The managed objects in a value: one object, a collection of them, or nil (nil).
     static func objects(_ value: Any?) -> [NSManagedObject]? {
         let value = ValueComparison.unwrap(value)
@@ -140,7 +135,7 @@ extension NSMigrationManager {
         if propertyMappings.isEmpty, mapping.mappingType == .copyEntityMappingType {
             propertyMappings = destination.entity.attributesByName.keys.sorted()
                 .filter { source.entity.attributesByName[$0] != nil }
-                .map { NSPropertyMapping(name: $0, valueExpression: Self.sourceKeyPath($0)) }
+                .map { NSPropertyMapping(name: $0, valueExpression: MappingExpressions.sourceValue($0)) }
         }
         for propertyMapping in propertyMappings {
             guard let name = propertyMapping.name, let expression = propertyMapping.valueExpression else { continue }
@@ -167,12 +162,7 @@ extension NSMigrationManager {
         if propertyMappings.isEmpty, mapping.mappingType == .copyEntityMappingType {
             propertyMappings = destination.entity.relationshipsByName.keys.sorted()
                 .filter { source.entity.relationshipsByName[$0] != nil }
-                .map { name in
-                    NSPropertyMapping(name: name, valueExpression: NSExpression(
-                        forFunction: NSExpression(forVariable: NSMigrationManagerKey),
-                        selectorName: "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
-                        arguments: [NSExpression(forConstantValue: name), Self.sourceKeyPath(name)]))
-                }
+                .map { NSPropertyMapping(name: $0, valueExpression: MappingExpressions.destinationInstances(sourceRelationship: $0)) }
         }
         for propertyMapping in propertyMappings {
             guard let name = propertyMapping.name, let expression = propertyMapping.valueExpression else { continue }

@@ -106,17 +106,24 @@ enum AppleCompiledModelReader {
 
     /// The model in a keyed archive whose root object is an `NSManagedObjectModel`.
     static func readArchivedModel(_ data: Data, file url: URL) throws -> NSManagedObjectModel {
+        let root = try archivedRoot(of: data, file: url, className: "NSManagedObjectModel", what: "compiled Core Data model")
+        return try MomDecoder(file: url).model(root)
+    }
+
+    /// The root object of the keyed archive `data` (a `.mom`, `.cdm`, …), which must be of class
+    /// `className`; a ``ManagedObjectModelError`` naming `file` and calling it a `what` otherwise.
+    static func archivedRoot(of data: Data, file url: URL, className: String, what: String) throws -> KeyedArchive.Node {
         let root: KeyedArchive.Node
         do {
             root = try KeyedArchive(data: data, file: url).topNode()
         } catch let error as KeyedArchiveError {
-            throw ManagedObjectModelError(.invalidCompiledModel, "not a compiled Core Data model: \(error)", file: url)
+            throw ManagedObjectModelError(.invalidCompiledModel, "not a \(what): \(error)", file: url)
         }
-        guard root.classNames.contains("NSManagedObjectModel") else {
+        guard root.classNames.contains(className) else {
             throw ManagedObjectModelError(.invalidCompiledModel,
-                "the archive holds \(root.className ?? "no object"), not an NSManagedObjectModel", file: url)
+                "the archive holds \(root.className ?? "no object"), not an \(className)", file: url, element: "root")
         }
-        return try MomDecoder(file: url).model(root)
+        return root
     }
 }
 

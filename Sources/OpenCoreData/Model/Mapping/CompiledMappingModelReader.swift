@@ -12,16 +12,8 @@ import Foundation
 enum CompiledMappingModelReader {
     /// The mapping model archived in `data`, read from `file`.
     static func read(_ data: Data, file: URL) throws -> NSMappingModel {
-        let root: KeyedArchive.Node
-        do {
-            root = try KeyedArchive(data: data, file: file).topNode()
-        } catch let error as KeyedArchiveError {
-            throw ManagedObjectModelError(.invalidCompiledModel, "not a compiled mapping model: \(error)", file: file)
-        }
-        guard root.classNames.contains("NSMappingModel") else {
-            throw ManagedObjectModelError(.invalidCompiledModel,
-                "the archive holds \(root.className ?? "no object"), not an NSMappingModel", file: file, element: "root")
-        }
+        let root = try AppleCompiledModelReader.archivedRoot(of: data, file: file, className: "NSMappingModel",
+                                                             what: "compiled mapping model")
         guard let nodes = root["NSEntityMappings"]?.elements else {
             throw ManagedObjectModelError(.invalidCompiledModel, "missing or malformed NSEntityMappings", file: file, element: "mapping model")
         }
