@@ -34,10 +34,13 @@ extension NSMigrationManager {
         switch selector {
         case "fetchRequestForSourceEntityNamed:predicateString:":
             return try fetchRequestForSourceEntity(named: name(), predicateString: ValueComparison.string(arguments[1]) ?? "TRUEPREDICATE")
+        // A nil instances argument here is a value expression's nil (`$source.owner` of an
+        // object without owner): no instances, never "every instance" as a nil array means to
+        // the Swift methods, or each object without owner would get the mapping's first one.
         case "destinationInstancesForEntityMappingNamed:sourceInstances:":
-            return destinationInstances(forEntityMappingName: try name(), sourceInstances: Self.objects(arguments[1]))
+            return destinationInstances(forEntityMappingName: try name(), sourceInstances: Self.objects(arguments[1]) ?? [])
         case "sourceInstancesForEntityMappingNamed:destinationInstances:":
-            return sourceInstances(forEntityMappingName: try name(), destinationInstances: Self.objects(arguments[1]))
+            return sourceInstances(forEntityMappingName: try name(), destinationInstances: Self.objects(arguments[1]) ?? [])
         default:
             return destinationInstances(forSourceRelationshipNamed: try name(), sourceInstances: Self.objects(arguments[1]) ?? [])
         }
