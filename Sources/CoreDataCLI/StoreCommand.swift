@@ -11,8 +11,9 @@ import OpenCoreData
 ///
 /// A hidden subcommand, `coredata store save-loop STORE --type T`, is the child process of the
 /// crash-safety test (``StoreSaveLoopCommand``), and another, `coredata store increment STORE
-/// --times N`, the child of the many-processes stress test (``StoreIncrementCommand``); they are
-/// not stable forms.
+/// --times N`, the child of the many-processes stress test (``StoreIncrementCommand``), and
+/// `coredata store migrate-in-place STORE`, the child of the SQLite in-place migration kill test
+/// (``StoreMigrateInPlaceCommand``); they are not stable forms.
 ///
 /// Store types are spelled as in ``StoreCommand/storeTypes`` (`xml`, `binary`, `sqlite`,
 /// `memory`) or as the type strings themselves (`XML`, `Binary`, …).
@@ -21,7 +22,7 @@ struct StoreCommand: ParsableCommand {
         commandName: "store",
         abstract: "Convert persistent stores between types and print their contents.",
         discussion: CoreDataCommand.exitStatusHelp,
-        subcommands: [StoreMigrateCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreSaveLoopCommand.self, StoreIncrementCommand.self]
+        subcommands: [StoreMigrateCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreSaveLoopCommand.self, StoreIncrementCommand.self, StoreMigrateInPlaceCommand.self]
     )
 
     /// The command-line spellings of the store types. A store type registered later (SQLite)

@@ -253,13 +253,21 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             "_NSAutoVacuumLevel": "2",
         ]
         if let model = managedObjectModel {
-            let entities = model.entities(forConfigurationName: configurationName) ?? model.entities
-            result[NSStoreModelVersionHashesKey] = Dictionary(
-                entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } },
-                uniquingKeysWith: { first, _ in first })
-            result[NSStoreModelVersionIdentifiersKey] = model.versionIdentifiers.map { "\($0.base)" }.sorted()
+            result.merge(Self.modelMetadata(model, configurationName: configurationName)) { _, new in new }
         }
         return result
+    }
+
+    /// The metadata keys that say which model wrote a store: `NSStoreModelVersionHashes` of the
+    /// configuration's entities and `NSStoreModelVersionIdentifiers`.
+    static func modelMetadata(_ model: NSManagedObjectModel, configurationName: String?) -> [String: Any] {
+        let entities = model.entities(forConfigurationName: configurationName) ?? model.entities
+        return [
+            NSStoreModelVersionHashesKey: Dictionary(entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } },
+                                                     uniquingKeysWith: { first, _ in first }),
+            NSStoreModelVersionIdentifiersKey: model.versionIdentifiers.map { "\($0.base)" }.sorted(),
+            NSStoreModelVersionHashesVersionKey: 3,
+        ]
     }
 
     /// NSFileReadCorruptFileError (259) naming the file.
