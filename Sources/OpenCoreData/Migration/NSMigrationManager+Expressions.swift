@@ -34,10 +34,13 @@ extension NSMigrationManager {
         switch selector {
         case "fetchRequestForSourceEntityNamed:predicateString:":
             return try fetchRequestForSourceEntity(named: name(), predicateString: ValueComparison.string(arguments[1]) ?? "TRUEPREDICATE")
+        // A nil instances argument here is a value expression's nil (`$source.owner` of an
+        // object without owner): no instances, never "every instance" as a nil array means to
+        // the Swift methods, or each object without owner would get the mapping's first one.
         case "destinationInstancesForEntityMappingNamed:sourceInstances:":
-            return destinationInstances(forEntityMappingName: try name(), sourceInstances: Self.objects(arguments[1]))
+            return destinationInstances(forEntityMappingName: try name(), sourceInstances: Self.objects(arguments[1]) ?? [])
         case "sourceInstancesForEntityMappingNamed:destinationInstances:":
-            return sourceInstances(forEntityMappingName: try name(), destinationInstances: Self.objects(arguments[1]))
+            return sourceInstances(forEntityMappingName: try name(), destinationInstances: Self.objects(arguments[1]) ?? [])
         default:
             return destinationInstances(forSourceRelationshipNamed: try name(), sourceInstances: Self.objects(arguments[1]) ?? [])
         }
@@ -139,7 +142,7 @@ extension NSMigrationManager {
         }
         for propertyMapping in propertyMappings {
             guard let name = propertyMapping.name, let expression = propertyMapping.valueExpression else { continue }
-            guard destination.entity.attributesByName[name] != nil else {
+            guard let attribute = destination.entity.attributesByName[name] else {
                 throw MigrationErrors.make(NSMigrationError,
                     "The entity mapping '\(mapping.name ?? "?")' maps attribute '\(name)', which destination entity '\(destination.entity.name ?? "?")' does not have.",
                     userInfo: ["entityMapping": mapping.name ?? "", "propertyMapping": name])
@@ -148,7 +151,29 @@ extension NSMigrationManager {
                                                                        destination: destination, propertyMapping: propertyMapping),
                                      mapping: mapping, what: "attribute '\(name)'")
             guard let value = ValueComparison.unwrap(value), !ValueComparison.isNSNull(value) else { continue }
-            try destination.setValueThrowing(value, forKey: name)
+            try destination.setValueThrowing(Self.converted(value, for: attribute), forKey: name)
+        }
+    }
+
+    /// `value` converted to the type of a numeric or Boolean `attribute` whose type changed
+    /// between the models (the conversions Core Data infers, which `NSNumber` makes implicit in
+    /// Apple's): a Boolean becomes 0 or 1, a number a Boolean (non-zero is true), a
+    /// floating-point number an integer (truncated toward zero), an integer a `Double` or a
+    /// `Decimal`. A value the attribute already accepts, or that can't be converted, is
+    /// returned as is (validation then reports it).
+    static func converted(_ value: Any, for attribute: NSAttributeDescription) -> Any {
+        guard case .wrongType = PropertyValueCoercion.check(value, for: attribute), let number = NumericValue(value) else { return value }
+        switch attribute.attributeType {
+        case .booleanAttributeType:
+            return number.doubleValue != 0
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            return number.exactInteger ?? Int64(exactly: number.doubleValue.rounded(.towardZero)) ?? value
+        case .doubleAttributeType, .floatAttributeType:
+            return number.doubleValue
+        case .decimalAttributeType:
+            return number.decimalValue ?? value
+        default:
+            return value
         }
     }
 

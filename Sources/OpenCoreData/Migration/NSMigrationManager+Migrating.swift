@@ -166,19 +166,27 @@ extension NSMigrationManager {
     }
 
     /// Saves the destination context; a destination object that fails validation is
-    /// `NSMigrationError` (134110) with the validation error underneath.
+    /// `NSMigrationError` (134110) with the validation error underneath, described by its first
+    /// validation error, with `entity` and `attribute` in userInfo naming it (Apple's keys).
     func saveDestination() throws {
         do {
             try destinationContext.save()
         } catch {
             let nsError = error as NSError
             let isValidation = nsError.domain == NSCocoaErrorDomain && (1550...1680).contains(nsError.code)
+            guard isValidation else {
+                throw MigrationErrors.make(NSMigrationError, "Saving the destination store failed: \(nsError.localizedDescription)",
+                                           underlying: error)
+            }
+            let details = CoreDataErrorFactory.flattened([error])
+            let first = details.first ?? nsError
+            var userInfo: [String: Any] = [NSDetailedErrorsKey: details]
+            userInfo["entity"] = (first.userInfo[NSValidationObjectErrorKey] as? NSManagedObject)?.entity.name
+            userInfo["attribute"] = first.userInfo[NSValidationKeyErrorKey] as? String
+            let more = details.count > 1 ? " (and \(details.count - 1) more validation errors)" : ""
             throw MigrationErrors.make(NSMigrationError,
-                                       isValidation
-                                           ? "A migrated object is not valid in the destination model: \(nsError.localizedDescription)"
-                                           : "Saving the destination store failed: \(nsError.localizedDescription)",
-                                       userInfo: isValidation ? [NSDetailedErrorsKey: CoreDataErrorFactory.flattened([error])] : [:],
-                                       underlying: error)
+                                       "A migrated object is not valid in the destination model: \(first.localizedDescription)\(more)",
+                                       userInfo: userInfo, underlying: error)
         }
         report(1)
     }
