@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The reads a context's fetches and faults make of one store: the store itself (its newest
 /// data) or a query generation's reader of it (the store's data as the generation pinned it).
@@ -32,10 +31,7 @@ final class QueryGeneration: Sendable {
         self.coordinator = coordinator
         self.readers = Dictionary(readers.map { (ObjectIdentifier($0.0), $0.1) }, uniquingKeysWith: { first, _ in first })
         stores = readers.map(\.0)
-        Self.live.withLock { live in
-            live = live.filter { $0.value.generation != nil }
-            live[identifier] = WeakGeneration(generation: self)
-        }
+        Self.live.add(self)
     }
 
     /// How the coordinator reads `store` at this generation: through the generation's reader
@@ -49,16 +45,35 @@ final class QueryGeneration: Sendable {
     var pinsAnyStore: Bool { !readers.isEmpty }
 
     /// The live generations by identifier, not retained: what an archived token names.
-    private static let live = Mutex<[UUID: WeakGeneration]>([:])
+    private static let live = LiveGenerations()
 
     /// The live generation named `identifier`, if it still exists.
     static func named(_ identifier: UUID) -> QueryGeneration? {
-        live.withLock { $0[identifier]?.generation }
+        live.generation(named: identifier)
     }
 }
 
-private struct WeakGeneration: Sendable {
-    weak let generation: QueryGeneration?
+/// The live query generations by identifier, held weakly.
+///
+/// An `NSLock` rather than `Synchronization.Mutex`: ThreadSanitizer sees through pthread locks
+/// but not through `Mutex`'s futex, and reported this table as racing.
+private final class LiveGenerations: @unchecked Sendable {
+    // @unchecked Sendable: `entries` is only touched while holding `lock`.
+    private struct Entry { weak var generation: QueryGeneration? }
+    private let lock = NSLock()
+    private var entries: [UUID: Entry] = [:]
+
+    /// Remembers `generation`, forgetting generations that were freed.
+    func add(_ generation: QueryGeneration) {
+        lock.withLock {
+            entries = entries.filter { $0.value.generation != nil }
+            entries[generation.identifier] = Entry(generation: generation)
+        }
+    }
+
+    func generation(named identifier: UUID) -> QueryGeneration? {
+        lock.withLock { entries[identifier]?.generation }
+    }
 }
 
 extension NSPersistentStoreCoordinator {
