@@ -6,6 +6,8 @@ import OpenCoreData
 /// The forms are stable; scripts depend on them:
 /// - `coredata store migrate SOURCE --model MODEL --from-type T --to DEST --to-type U` copies a
 ///   store into a new store of another type (``StoreMigrateCommand``);
+/// - `coredata store upgrade STORE --model MODEL.xcdatamodeld [--to VERSION] [--mapping PATH]...
+///   [--type T]` migrates a store in place through its model's versions (``StoreUpgradeCommand``);
 /// - `coredata store dump STORE --model MODEL --type T` prints a store's objects as JSON
 ///   (``StoreDumpCommand``), opening it read-only.
 ///
@@ -22,7 +24,7 @@ struct StoreCommand: ParsableCommand {
         commandName: "store",
         abstract: "Convert persistent stores between types and print their contents.",
         discussion: CoreDataCommand.exitStatusHelp,
-        subcommands: [StoreMigrateCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreSaveLoopCommand.self, StoreIncrementCommand.self, StoreMigrateInPlaceCommand.self]
+        subcommands: [StoreMigrateCommand.self, StoreUpgradeCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreSaveLoopCommand.self, StoreIncrementCommand.self, StoreMigrateInPlaceCommand.self]
     )
 
     /// The command-line spellings of the store types. A store type registered later (SQLite)

@@ -7,6 +7,11 @@ extension NSPersistentStoreCoordinator {
     /// unregistered type; `NSPersistentStoreIncompatibleSchemaError` (134020) for a configuration
     /// the model does not have; `NSPersistentStoreOperationError` (134070) for a store that is
     /// already added (same URL or same UUID); and whatever the store throws when it opens.
+    ///
+    /// With ``NSMigratePersistentStoresAutomaticallyOption``, a store written by another version
+    /// of the model is first migrated to this coordinator's model (see `AutomaticMigration`);
+    /// without it (or for a read-only store) such a store fails with
+    /// `NSPersistentStoreIncompatibleVersionHashError` (134100).
     /// In-memory stores have no file, so several may share a URL (such as `/dev/null`).
     @discardableResult
     public func addPersistentStore(ofType storeType: String, configurationName configuration: String?,
@@ -22,6 +27,8 @@ extension NSPersistentStoreCoordinator {
            StoreTypeRegistry.shared.storeClass(for: storeType) != nil {
             try staged.migrateStore(at: storeURL, type: storeType, options: options, destinationModel: managedObjectModel)
         }
+        try AutomaticMigration.migrateIfNeeded(storeAt: storeURL, type: storeType, configuration: configuration,
+                                               options: options, model: managedObjectModel)
         return try withLock {
             guard let storeClass = StoreTypeRegistry.shared.storeClass(for: storeType) else {
                 throw PersistentStoreErrors.unknownStoreType(storeType, url: storeURL)

@@ -40,8 +40,10 @@ struct MigrationDestination {
             addsToExistingStore = false
             return
         }
-        let name = url.lastPathComponent
-        workingURL = url.deletingLastPathComponent().appendingPathComponent(".\(name).migrating-\(UUID().uuidString)")
+        // The working name keeps the extension, so its externally stored data folder
+        // (`.<name without extension>_SUPPORT`) is its own and can follow it on commit.
+        let stem = url.deletingPathExtension().lastPathComponent, suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
+        workingURL = url.deletingLastPathComponent().appendingPathComponent(".\(stem).migrating-\(UUID().uuidString)\(suffix)")
         let manager = FileManager.default
         let isSource = NSPersistentStoreCoordinator.standardized(url) == NSPersistentStoreCoordinator.standardized(sourceURL)
         addsToExistingStore = !isSource && manager.fileExists(atPath: url.path)
@@ -98,9 +100,11 @@ struct MigrationDestination {
         try? manager.removeItem(at: Self.supportDirectory(of: workingURL))
     }
 
-    /// The folder of a SQLite store's externally stored data (`.<name>_SUPPORT`).
+    /// The folder of a SQLite store's externally stored data: `.<file name without its
+    /// extension>_SUPPORT` next to it, as `SQLiteStore.externalDataDirectory` names it.
     static func supportDirectory(of url: URL) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent)_SUPPORT", isDirectory: true)
+        url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT", isDirectory: true)
     }
 
     /// Moves every page of the SQLite file's `-wal` into the file and empties the `-wal`.

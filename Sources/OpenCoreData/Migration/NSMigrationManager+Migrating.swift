@@ -30,6 +30,9 @@ extension NSMigrationManager {
         reset()
         mappingModel = mapping
         progress = Progress(totalUnitCount: Self.progressUnits)
+        if let parent = parentProgress {
+            parent.addChild(progress, withPendingUnitCount: parent.totalUnitCount - parent.completedUnitCount)
+        }
 
         var readOnlyOptions = sourceOptions ?? [:]
         readOnlyOptions[NSReadOnlyPersistentStoreOption] = true

@@ -49,6 +49,9 @@ open class NSMigrationManager: NSObject, KeyValueCoding, PredicateFunctionTarget
     /// Kept for Apple's API; a mapping-model migration always runs through this manager.
     open var usesStoreSpecificMigrationManager: Bool = true
 
+    /// A progress the next migration's ``progress`` joins as a child (the CLI's progress bar).
+    var parentProgress: Progress?
+
     /// Associations made by ``associate(sourceInstance:withDestinationInstance:for:)``, by mapping name.
     var associations: [String: Associations] = [:]
     /// The error given to ``cancelMigrationWithError(_:)`` during the current migration.

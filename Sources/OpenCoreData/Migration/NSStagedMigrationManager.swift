@@ -127,11 +127,28 @@ enum MigrationRunner {
     /// Migrates the store of `type` at `url`, written with `source`, in place to `destination`,
     /// with `mapping`, or an inferred mapping model when `mapping` is nil. The store keeps its
     /// UUID. All or nothing: on error the store is as it was.
+    ///
+    /// A SQLite store whose mapping has the lightweight shape (``LightweightPlan``) migrates in
+    /// place in SQL (`SQLiteStore.migrateInPlace`), keeping every row's primary key; any other
+    /// store or mapping, or a mapping the SQL path declines, goes through ``NSMigrationManager``.
+    /// `progress`, when given, gets the migration's progress as a child.
     static func migrate(storeAt url: URL, type: String, options: [AnyHashable: Any]?,
                         from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
-                        mapping: NSMappingModel?) throws {
+                        mapping: NSMappingModel?, configurationName: String? = nil, progress: Progress? = nil) throws {
         let mapping = try mapping ?? inferredMapping(from: source, to: destination)
+        if type == NSSQLiteStoreType, LightweightPlan(mapping) != nil {
+            let child = progress.map { Progress(totalUnitCount: 1, parent: $0, pendingUnitCount: $0.totalUnitCount - $0.completedUnitCount) }
+            switch try SQLiteStore.migrateInPlace(at: url, options: options, configurationName: configurationName,
+                                                  sourceModel: source, destinationModel: destination,
+                                                  mapping: mapping, progress: child) {
+            case .migrated:
+                if let child { child.completedUnitCount = child.totalUnitCount }
+                return
+            case .notApplicable: break
+            }
+        }
         let manager = NSMigrationManager(sourceModel: source, destinationModel: destination)
+        manager.parentProgress = progress
         try manager.migrateStore(from: url, sourceType: type, options: options, with: mapping,
                                  toDestinationURL: url, destinationType: type, destinationOptions: options)
     }

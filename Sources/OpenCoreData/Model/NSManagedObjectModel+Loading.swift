@@ -34,6 +34,7 @@ extension NSManagedObjectModel {
             } else if FileManager.default.fileExists(atPath: url.appendingPathComponent("contents").path) {
                 model = try XcodeModelPackage.readVersion(at: url)
             } else if let compiled = try CompiledModelFormat.readFolderIfOurs(at: url) {
+                compiled.versionedModelURL = url
                 return compiled
             } else if let apple = try readAppleCompiledModel(at: url) {
                 model = apple
@@ -62,6 +63,7 @@ extension NSManagedObjectModel {
         if model.localizationDictionary == nil {
             model.localizationDictionary = try ModelLocalization.dictionary(forModelAt: versionURL)
         }
+        if versionURL != url { model.versionedModelURL = url }
         return model
     }
 

@@ -125,6 +125,10 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     /// The developer's version identifiers (`userDefinedModelVersionIdentifier` in Xcode).
     open var versionIdentifiers: Set<AnyHashable> = [] { willSet { checkMutable() } }
 
+    /// The versioned model (`.xcdatamodeld`, `.momd` or compiled folder) this model was loaded
+    /// from, so automatic migration can find the version that wrote a store; `nil` otherwise.
+    var versionedModelURL: URL?
+
     /// The version hash of each entity, by entity name.
     open var entityVersionHashesByName: [String: Data] {
         versionHashes(of: entityList)
@@ -256,5 +260,6 @@ extension NSManagedObjectModel {
         templates = other.templates
         localizationDictionary = other.localizationDictionary
         versionIdentifiers = other.versionIdentifiers
+        versionedModelURL = other.versionedModelURL
     }
 }

@@ -70,7 +70,15 @@ extension SQLiteLightweightMigration {
                           let sql = Self.valueSQL(from: sourceColumn, to: column, alias: "s") else {
                         throw SQLiteSchemaMismatch("attribute '\(name)' of mapping '\(link.view.mappingName)' can't be read from '\(sourceName)'")
                     }
-                    values.append(sql)
+                    // A non-optional attribute with a default (an optional one made mandatory)
+                    // gets its default where the source has no value, as the object path does.
+                    if let attribute = link.destinationEntity.attributesByName[name], !attribute.isOptional,
+                       let defaultValue = attribute.defaultValue {
+                        values.append("COALESCE(\(sql), ?)")
+                        arguments.append(try SQLiteValueCoding.databaseValue(defaultValue, column: column))
+                    } else {
+                        values.append(sql)
+                    }
                 case .constant(let value):
                     values.append("?")
                     arguments.append(try SQLiteValueCoding.databaseValue(value, column: column))
@@ -217,14 +225,17 @@ extension SQLiteLightweightMigration {
         for link in links {
             for (name, column) in link.destination.attributes.sorted(by: { $0.key < $1.key }) {
                 guard let attribute = link.destinationEntity.attributesByName[name], !attribute.isOptional else { continue }
-                let sql = "SELECT Z_PK FROM \(q(Self.temporaryPrefix + link.destination.tableName)) WHERE Z_ENT = \(link.destination.number) AND \(q(column.column)) IS NULL LIMIT 1"
-                if let key = try Int64.fetchOne(db, sql: sql) {
+                let filter = "FROM \(q(Self.temporaryPrefix + link.destination.tableName)) WHERE Z_ENT = \(link.destination.number) AND \(q(column.column)) IS NULL"
+                if let key = try Int64.fetchOne(db, sql: "SELECT Z_PK \(filter) LIMIT 1") {
+                    let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(filter)") ?? 1
                     let validation = NSError(domain: NSCocoaErrorDomain, code: NSValidationMissingMandatoryPropertyError, userInfo: [
                         NSLocalizedDescriptionKey: "\(link.destination.name).\(name) is required but row \(key) (from \(link.source.name)) has no value for it.",
                         NSValidationKeyErrorKey: name])
+                    // The keys and wording of the migration manager's validation error.
+                    let more = count > 1 ? " (and \(count - 1) more validation errors)" : ""
                     throw PersistentStoreErrors.make(NSMigrationError,
-                        "The migrated \(link.destination.name) row \(key) lacks the non-optional attribute '\(name)' (mapping '\(link.view.mappingName)' gives it no value and it has no default).",
-                        underlying: validation)
+                        "The migrated \(link.destination.name) row \(key) lacks the non-optional attribute '\(name)' (mapping '\(link.view.mappingName)' gives it no value and it has no default)\(more).",
+                        underlying: validation, userInfo: ["entity": link.destination.name, "attribute": name])
                 }
             }
         }
