@@ -78,6 +78,7 @@ import Darwin
                 userInfo: [NSURLErrorKey: url])
         }
         let source = versions.versions[start]
+        if type == NSSQLiteStoreType { try readExternalData(ofStoreAt: work.storeURL, model: source.model) }
         guard start <= end else {
             throw MigrationErrors.make(NSMigrationError,
                 "The store at \(url.path) has version '\(source.name)', which comes after '\(destinationName)'; upgrade does not downgrade.",
@@ -114,6 +115,30 @@ import Darwin
     private static func child(of parent: Progress) -> Progress {
         let child = Progress(totalUnitCount: 1, parent: parent, pendingUnitCount: 1)
         return child
+    }
+
+    /// Reads every externally stored binary value of the SQLite store at `url` once, so that each
+    /// file the store names but that is missing is reported on standard error before the upgrade
+    /// (such values read as nil; an in-place migration copies the reference without reading it).
+    static func readExternalData(ofStoreAt url: URL, model: NSManagedObjectModel) throws {
+        let external = model.entities.compactMap { entity -> (String, [String])? in
+            let names = entity.attributesByName.values.filter { $0.storesBinaryDataExternally && !$0.isTransient }.map(\.name)
+            return names.isEmpty ? nil : entity.name.map { ($0, names.sorted()) }
+        }
+        guard !external.isEmpty else { return }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                                       options: [NSReadOnlyPersistentStoreOption: true])
+        defer { try? coordinator.remove(store) }
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for (entity, attributes) in external {
+            let request = NSFetchRequest<NSDictionary>(entityName: entity)
+            request.resultType = .dictionaryResultType
+            request.includesSubentities = false
+            request.propertiesToFetch = attributes
+            _ = try context.fetch(request)
+        }
     }
 
     /// The number of objects of each entity of `model` in the store (read-only).

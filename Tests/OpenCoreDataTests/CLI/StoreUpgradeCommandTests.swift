@@ -141,3 +141,39 @@ import Testing
         try AutomaticMigrationTests.checkMigrated(context)
     }
 }
+
+/// `coredata store upgrade` on a store whose externally stored binary data names a file that
+/// is missing: the value reads as nil with a warning, and the upgrade goes on.
+@Suite struct StoreUpgradeExternalDataTests {
+    @Test func aMissingExternalDataFileIsAWarningNotAFailure() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (url, versionOne) = try SQLiteExternalDataTests.makeStore(in: folder, photos: [("external", nil, nil), ("lost", nil, nil)])
+        let bytes = Data((0..<1_000).map { UInt8($0 % 241) })
+        try SQLiteExternalDataTests.storeExternally(bytes, name: "external", in: url)
+        try SQLiteExternalDataTests.storeExternally(Data(), name: "lost", in: url, fileName: "0A1B2C3D-LOST", writeFile: false)
+
+        // A package: version 1 is the store's model, version 2 adds a caption.
+        let package = folder.appendingPathComponent("Photos.xcdatamodeld")
+        let second = package.appendingPathComponent("Photos 2.xcdatamodel")
+        try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: versionOne, to: package.appendingPathComponent("Photos.xcdatamodel"))
+        let contents = try String(contentsOf: package.appendingPathComponent("Photos.xcdatamodel/contents"), encoding: .utf8)
+        try Data(contents.replacingOccurrences(of: "<attribute name=\"name\"", with: "<attribute name=\"caption\" optional=\"YES\" attributeType=\"String\"/>\n        <attribute name=\"name\"").utf8)
+            .write(to: second.appendingPathComponent("contents"))
+        let current = ["_XCCurrentVersionName": "Photos 2.xcdatamodel"]
+        try PropertyListSerialization.data(fromPropertyList: current, format: .xml, options: 0)
+            .write(to: package.appendingPathComponent(".xccurrentversion"))
+
+        let run = try StoreUpgradeCommandTests.run([url.path, "--model", package.path])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error.contains("can't find underlying file"), "\(run.error)")
+        #expect(run.error.contains("0A1B2C3D-LOST"))
+
+        let model = try NSManagedObjectModel.load(contentsOf: package)
+        #expect(model.entitiesByName["Photo"]?.attributesByName["caption"] != nil)
+        let images = try SQLiteExternalDataTests.images(url, model: package)
+        #expect(images["external"] == bytes, "the file the store names is still found after the upgrade")
+        #expect(images["lost"] == .some(nil))
+    }
+}

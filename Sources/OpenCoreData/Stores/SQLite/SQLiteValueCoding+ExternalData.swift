@@ -23,8 +23,9 @@ extension SQLiteValueCoding {
     ///
     /// Differs from Apple: we always write the bytes in the column (`0x01`), whatever their
     /// length — Apple's Core Data reads that form at any length — so a store we write never
-    /// gains files. A value whose file is missing reads as `nil` where Apple raises an exception
-    /// ("External data reference can't find underlying file."). A blob without a marker byte
+    /// gains files. A value whose file is missing reads as `nil`, with a warning on standard
+    /// error naming the file, where Apple raises an exception ("External data reference can't
+    /// find underlying file."). A blob without a marker byte
     /// we know (Apple traps on `0x03`) is returned as it is.
     enum ExternalData {
         /// The marker of bytes stored in the column.
@@ -54,7 +55,13 @@ extension SQLiteValueCoding {
                 return Data(stored.dropFirst())
             case fileMarker:
                 guard let name = fileName(stored), let directory else { return nil }
-                return try? Data(contentsOf: directory.appendingPathComponent(name))
+                let file = directory.appendingPathComponent(name)
+                guard let data = try? Data(contentsOf: file) else {
+                    FileHandle.standardError.write(Data(
+                        "CoreData: warning: External data reference can't find underlying file \(file.path); the value reads as nil.\n".utf8))
+                    return nil
+                }
+                return data
             default:
                 return stored
             }
