@@ -45,10 +45,10 @@ enum AutomaticMigration {
               !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else { return }
         let source = try sourceModel(forStoreAt: url, type: type, metadata: metadata, configuration: configuration,
                                      destination: model)
-        let mapping = try mappingModel(from: source, to: model, storeURL: url,
+        let passes = try mappingModels(from: source, to: model, storeURL: url,
                                        infer: storeOptionBool(options, NSInferMappingModelAutomaticallyOption) == true)
         try MigrationRunner.migrate(storeAt: url, type: type, options: options, from: source, to: model,
-                                    mapping: mapping, configurationName: configuration)
+                                    passes: passes, configurationName: configuration)
     }
 
     /// The model that wrote the store with `metadata` (see the type's discussion), or
@@ -71,15 +71,15 @@ enum AutomaticMigration {
                        "metadata": metadata])
     }
 
-    /// The mapping model from `source` to `destination` (see the type's discussion), or
+    /// The mapping models from `source` to `destination` (see the type's discussion): every one
+    /// found that fits, applied as passes of one migration, else the inferred one; or
     /// `NSMigrationMissingMappingModelError` (134140).
-    static func mappingModel(from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
-                             storeURL url: URL, infer: Bool) throws -> NSMappingModel {
+    static func mappingModels(from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
+                              storeURL url: URL, infer: Bool) throws -> [NSMappingModel] {
         var folders = [Bundle.main.resourceURL ?? Bundle.main.bundleURL]
         if let versioned = destination.versionedModelURL { folders.insert(versioned.deletingLastPathComponent(), at: 0) }
-        if let found = NSMappingModel.fittingMappingModels(in: folders, forSourceModel: source, destinationModel: destination).first {
-            return found.mappingModel
-        }
+        let found = NSMappingModel.fittingMappingModels(in: folders, forSourceModel: source, destinationModel: destination)
+        if !found.isEmpty { return found.map(\.mappingModel) }
         let userInfo: [String: Any] = ["sourceModel": source, "destinationModel": destination, NSURLErrorKey: url]
         guard infer else {
             throw MigrationErrors.make(NSMigrationMissingMappingModelError,
@@ -87,7 +87,7 @@ enum AutomaticMigration {
                 userInfo: userInfo.merging(["reason": "Can't find mapping model for migration"]) { $1 })
         }
         do {
-            return try MigrationRunner.inferredMapping(from: source, to: destination)
+            return [try MigrationRunner.inferredMapping(from: source, to: destination)]
         } catch {
             throw MigrationErrors.make(NSMigrationMissingMappingModelError,
                 "Can't find or automatically infer a mapping model to migrate the store at \(url.path): \((error as NSError).localizedDescription)",

@@ -7,19 +7,20 @@ import Foundation
 /// This is how `coredata store upgrade` walks a model's history. Automatic migration at open
 /// does not step: like Apple's, it migrates from the store's version to the current one at once.
 struct MigrationStepPlan {
-    /// One step: migrate from `versions[from]` to `versions[to]` with `mapping`, or with an
-    /// inferred mapping when it is `nil`.
+    /// One step: migrate from `versions[from]` to `versions[to]` with `mappings` (several are
+    /// passes of one migration), or with an inferred mapping when there are none.
     struct Step {
         let from: Int
         let to: Int
-        let mapping: (model: NSMappingModel, url: URL)?
+        let mappings: [(model: NSMappingModel, url: URL)]
     }
 
     let steps: [Step]
 
     /// Plans the steps from version `start` to version `end` (`start <= end`) of `versions`,
-    /// using the first mapping model in `mappings` that fits a step and, for each start version,
-    /// the one that reaches furthest without passing `end`.
+    /// using the mapping models in `mappings` that fit a step (in their order, as passes when
+    /// several fit) and, for each start version, the ones that reach furthest without passing
+    /// `end`.
     init(versions: ModelVersionList, from start: Int, to end: Int, mappings: [(model: NSMappingModel, url: URL)]) {
         var steps: [Step] = []
         var current = start
@@ -28,12 +29,13 @@ struct MigrationStepPlan {
             var chosen: Step?
             for target in stride(from: end, to: current, by: -1) {
                 let destination = versions.versions[target].model
-                if let fit = mappings.first(where: { $0.model.fits(sourceModel: source, destinationModel: destination) }) {
-                    chosen = Step(from: current, to: target, mapping: fit)
+                let fitting = mappings.filter { $0.model.fits(sourceModel: source, destinationModel: destination) }
+                if !fitting.isEmpty {
+                    chosen = Step(from: current, to: target, mappings: fitting)
                     break
                 }
             }
-            let step = chosen ?? Step(from: current, to: current + 1, mapping: nil)
+            let step = chosen ?? Step(from: current, to: current + 1, mappings: [])
             steps.append(step)
             current = step.to
         }

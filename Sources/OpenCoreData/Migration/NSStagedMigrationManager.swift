@@ -153,6 +153,33 @@ enum MigrationRunner {
                                  toDestinationURL: url, destinationType: type, destinationOptions: options)
     }
 
+    /// Migrates the store as ``migrate(storeAt:type:options:from:to:mapping:configurationName:progress:)``
+    /// does, with several mapping models applied as passes of one migration (Apple's multi-pass
+    /// migration): each pass adds the instances of its entity mappings to one new store, which
+    /// replaces the old store only when every pass has succeeded. No passes means an inferred
+    /// mapping; one pass is an ordinary migration.
+    static func migrate(storeAt url: URL, type: String, options: [AnyHashable: Any]?,
+                        from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
+                        passes: [NSMappingModel], configurationName: String? = nil, progress: Progress? = nil) throws {
+        guard passes.count > 1 else {
+            return try migrate(storeAt: url, type: type, options: options, from: source, to: destination,
+                               mapping: passes.first, configurationName: configurationName, progress: progress)
+        }
+        let target = try MigrationDestination(url: url, storeType: type, sourceURL: url)
+        do {
+            for pass in passes {
+                let manager = NSMigrationManager(sourceModel: source, destinationModel: destination)
+                try manager.migrateStore(from: url, sourceType: type, options: options, with: pass,
+                                         toDestinationURL: target.workingURL, destinationType: type, destinationOptions: options)
+            }
+            try target.commit()
+        } catch {
+            target.discard()
+            throw error
+        }
+        progress.map { $0.completedUnitCount = $0.totalUnitCount }
+    }
+
     /// The mapping model Core Data infers from `source` to `destination`.
     static func inferredMapping(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) throws -> NSMappingModel {
         try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)

@@ -90,8 +90,9 @@ import Darwin
         for step in plan.steps {
             let from = versions.versions[step.from], to = versions.versions[step.to]
             try MigrationRunner.migrate(storeAt: work.storeURL, type: type, options: nil, from: from.model, to: to.model,
-                                        mapping: step.mapping?.model, progress: progress.map { child(of: $0) })
-            steps.append(Step(from: from.name, to: to.name, mappingPath: step.mapping?.url.path))
+                                        passes: step.mappings.map(\.model), progress: progress.map { child(of: $0) })
+            let paths = step.mappings.map(\.url.path)
+            steps.append(Step(from: from.name, to: to.name, mappingPath: paths.isEmpty ? nil : paths.joined(separator: " + ")))
         }
         let counts = try objectCounts(ofStoreAt: work.storeURL, type: type, model: versions.versions[end].model)
         if !steps.isEmpty { try work.replaceOriginal(type: type) }
