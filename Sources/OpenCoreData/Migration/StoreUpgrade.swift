@@ -73,8 +73,14 @@ import Darwin
         defer { work.remove() }
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: work.storeURL)
         guard let start = versions.index(matchingStoreMetadata: metadata) else {
+            // As Apple's lightweight migration does, a store written by no known version migrates
+            // from the model it caches (`Z_MODELCACHE`), in one step.
+            if type == NSSQLiteStoreType, let cached = try SQLiteStore.cachedModel(at: work.storeURL) {
+                return try upgrade(work: work, fromCachedModel: cached, to: versions.versions[end], mappings: mappings,
+                                   type: type, progress: progress)
+            }
             throw MigrationErrors.make(NSMigrationMissingSourceModelError,
-                "No version of the model at \(modelURL.path) (\(versions.versions.map(\.name).joined(separator: ", "))) wrote the store at \(url.path).",
+                "No version of the model at \(modelURL.path) (\(versions.versions.map(\.name).joined(separator: ", "))) wrote the store at \(url.path), and the store caches no model.",
                 userInfo: [NSURLErrorKey: url])
         }
         let source = versions.versions[start]
@@ -98,6 +104,27 @@ import Darwin
         if !steps.isEmpty { try work.replaceOriginal(type: type) }
         progress?.completedUnitCount = progress?.totalUnitCount ?? 0
         return Summary(source: source.name, destination: destinationName, steps: steps, objectCounts: counts)
+    }
+
+    /// The name the summary gives a source model read from the store's `Z_MODELCACHE`.
+    public static let cachedModelName = "Z_MODELCACHE"
+
+    /// Upgrades the working copy in one step from the model the store caches to `destination`,
+    /// with the given mapping models that fit that pair (as passes), else an inferred mapping.
+    private static func upgrade(work: WorkingCopy, fromCachedModel cached: NSManagedObjectModel, to destination: ModelVersionList.Version,
+                                mappings: [(model: NSMappingModel, url: URL)], type: String, progress: Progress?) throws -> Summary {
+        try readExternalData(ofStoreAt: work.storeURL, model: cached)
+        let fitting = mappings.filter { $0.model.fits(sourceModel: cached, destinationModel: destination.model) }
+        progress?.totalUnitCount = 1
+        try MigrationRunner.migrate(storeAt: work.storeURL, type: type, options: nil, from: cached, to: destination.model,
+                                    passes: fitting.map(\.model), progress: progress.map { child(of: $0) })
+        let paths = fitting.map(\.url.path)
+        let counts = try objectCounts(ofStoreAt: work.storeURL, type: type, model: destination.model)
+        try work.replaceOriginal(type: type)
+        progress?.completedUnitCount = 1
+        return Summary(source: cachedModelName, destination: destination.name,
+                       steps: [Step(from: cachedModelName, to: destination.name, mappingPath: paths.isEmpty ? nil : paths.joined(separator: " + "))],
+                       objectCounts: counts)
     }
 
     /// Throws `NSEntityMigrationPolicyError` (134170) naming the first policy class of `mapping`

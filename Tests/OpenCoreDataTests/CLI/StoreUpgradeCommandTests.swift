@@ -177,3 +177,24 @@ import Testing
         #expect(images["lost"] == .some(nil))
     }
 }
+
+/// A store written by no version of the given model upgrades from the model it caches.
+@Suite struct StoreUpgradeCachedModelTests {
+    /// Apple's V1 fixture store against a package holding only version 2: the source is the
+    /// store's `Z_MODELCACHE`, one inferred step, the renamed entity's objects kept.
+    @Test func aStoreOfNoKnownVersionUpgradesFromItsCachedModel() throws {
+        let (folder, url, _) = try StoreUpgradeCommandTests.v1Store()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let package = folder.appendingPathComponent("Only2.xcdatamodeld")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Fixtures.sampleModel.appendingPathComponent("SampleModel2.xcdatamodel"),
+                                         to: package.appendingPathComponent("SampleModel2.xcdatamodel"))
+        let summary = try StoreUpgrade.upgrade(storeAt: url, type: NSSQLiteStoreType, modelAt: package, to: nil, mappings: [])
+        #expect(summary.source == StoreUpgrade.cachedModelName)
+        #expect(summary.steps == [.init(from: StoreUpgrade.cachedModelName, to: "SampleModel2", mappingPath: nil)])
+        #expect(summary.objectCounts["Person"] == 20)
+        let v2 = try FixtureMigrationTests.version("SampleModel2")
+        let context = try MigrationTestModels.open(.sqlite, at: url, model: v2)
+        #expect(try FixtureMigrationTests.cars(in: context).count == 125)
+    }
+}
