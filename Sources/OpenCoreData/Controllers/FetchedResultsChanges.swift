@@ -7,7 +7,8 @@ import Foundation
 /// Sections are identified by name, objects by identity. Sections in both arrangements that
 /// keep their relative order stay; the others are reported deleted and inserted. Objects in
 /// both that stay in the same staying section and keep their relative order (the longest
-/// such run) are not moved; every other object in both is a move. Every object leaving
+/// such run, unchanged objects first: see ``stayingPositions(_:changed:)``) are not moved;
+/// every other object in both is a move. Every object leaving
 /// (deleted, or moved away) and arriving (inserted, or moved in) is reported, also those of
 /// deleted and inserted sections. Staying objects that changed are updates.
 struct FetchedResultsChanges {
@@ -57,8 +58,10 @@ struct FetchedResultsChanges {
         for name in stayingSections {
             guard let newIndex = newSectionIndex[name], let oldIndex = oldSectionIndex[name] else { continue }
             let remaining = new[newIndex].members.map(ObjectIdentifier.init).filter { oldPaths[$0]?[0] == oldIndex }
-            let run = Self.longestIncreasingRun(remaining.compactMap { oldPaths[$0]?[1] })
-            for position in run { staying.insert(remaining[position]) }
+            let oldRows = remaining.map { oldPaths[$0]?[1] ?? 0 }
+            for position in Self.stayingPositions(oldRows, changed: remaining.map(changed.contains)) {
+                staying.insert(remaining[position])
+            }
         }
 
         var moves: [ObjectChange] = []
@@ -83,6 +86,24 @@ struct FetchedResultsChanges {
             }
         }
         objects += moves + updates
+    }
+
+    /// The positions (in new order) of the objects that keep their place, given their old
+    /// rows: the longest run of increasing old rows among the unchanged objects, then every
+    /// changed object that fits between its staying neighbours — so a changed object is
+    /// reported moved rather than the unchanged ones around it.
+    static func stayingPositions(_ oldRows: [Int], changed: [Bool]) -> [Int] {
+        let unchanged = oldRows.indices.filter { !changed[$0] }
+        var stays = [Bool](repeating: false, count: oldRows.count)
+        for position in longestIncreasingRun(unchanged.map { oldRows[$0] }) { stays[unchanged[position]] = true }
+        for position in oldRows.indices where changed[position] {
+            let before = oldRows.indices[..<position].last { stays[$0] }
+            let after = oldRows.indices[(position + 1)...].first { stays[$0] }
+            if before.map({ oldRows[$0] < oldRows[position] }) ?? true, after.map({ oldRows[position] < oldRows[$0] }) ?? true {
+                stays[position] = true
+            }
+        }
+        return oldRows.indices.filter { stays[$0] }
     }
 
     /// The positions of one longest strictly increasing subsequence of `values`.

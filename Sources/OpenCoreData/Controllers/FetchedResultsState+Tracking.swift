@@ -53,10 +53,7 @@ extension FetchedResultsState {
         let oldIDs = objectIDs
         install(arranged)
         report(changes, oldIDs: oldIDs, to: delegate, view: view)
-        if let cacheName {
-            FetchedResultsCache(name: cacheName, context: context, request: request, sectionNameKeyPath: sectionNameKeyPath)
-                .write(arranged)
-        }
+        writeCache()
     }
 
     /// Tells the delegate: the difference alone when it implements the difference callback

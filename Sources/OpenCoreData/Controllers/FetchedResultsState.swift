@@ -29,7 +29,7 @@ final class FetchedResultsState: @unchecked Sendable {
     /// Whether the last ``performFetch()`` took its sections from the cache.
     private(set) var lastFetchUsedCache = false
 
-    private var observer: NSObjectProtocol?
+    private var observers: [NSObjectProtocol] = []
 
     init(context: NSManagedObjectContext, sectionNameKeyPath: String?, cacheName: String?,
          describe: @escaping () -> FetchedRequestDescription, fetch: @escaping () throws -> [AnyObject]) {
@@ -41,7 +41,7 @@ final class FetchedResultsState: @unchecked Sendable {
     }
 
     deinit {
-        if let observer { NotificationCenter.default.removeObserver(observer) }
+        for observer in observers { NotificationCenter.default.removeObserver(observer) }
     }
 
     // MARK: Fetching
@@ -137,10 +137,24 @@ final class FetchedResultsState: @unchecked Sendable {
 
     // MARK: Observation
 
+    /// Follows the context's changes; with a cache, also its saves, after which the cache is
+    /// written again (changes tracked before the save could not be cached while unsaved).
     private func observeContext() {
-        guard observer == nil else { return }
-        observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) { [weak self] note in
+        guard observers.isEmpty else { return }
+        let center = NotificationCenter.default
+        observers.append(center.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) { [weak self] note in
             self?.contextObjectsDidChange(note.userInfo ?? [:])
-        }
+        })
+        guard cacheName != nil else { return }
+        observers.append(center.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) { [weak self] _ in
+            self?.writeCache()
+        })
+    }
+
+    /// Writes the current arrangement to the cache, if the controller has one and is tracking.
+    func writeCache() {
+        guard let cacheName, delegate != nil, let sections else { return }
+        FetchedResultsCache(name: cacheName, context: context, request: describe(), sectionNameKeyPath: sectionNameKeyPath)
+            .write(sections)
     }
 }
