@@ -18,7 +18,8 @@ import Foundation
 /// the cache before changing the request); the predicate and the objects are compared here,
 /// so a stale cache is never used. The fetch itself always runs. Caches are kept only for
 /// contexts directly on a coordinator whose stores all have files (no in-memory store) and
-/// without unsaved changes: section information that files don't reflect is not cached.
+/// without unsaved changes: section information that files don't reflect is not cached, and
+/// the cache is written again when the context saves.
 /// A cache file that can't be read or written is treated as absent (it is an optimisation).
 struct FetchedResultsCache {
     /// The file's content.
