@@ -63,8 +63,11 @@ extension NSManagedObjectContext {
             eventTouched.insert(object)
         }
         undoManager?.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue, forKey: key) }
-        guard !insertedList.contains(object), !deletedList.contains(object), registry[object.objectID] === object else { return }
-        updatedList.insert(object)
+        guard !deletedList.contains(object), registry[object.objectID] === object else { return }
+        // An object inserted in an earlier event and changed in this one is reported updated
+        // by this event's notification, as Apple does; it is not among `updatedObjects`.
         if !eventInserted.contains(object) { eventUpdated.insert(object) }
+        guard !insertedList.contains(object) else { return }
+        updatedList.insert(object)
     }
 }
