@@ -18,6 +18,9 @@
 /// own entry.
 final class ObjectRegistry {
     /// One registered object, held weakly, with its address for removal.
+    ///
+    /// A class: a struct holding the `weak` reference inline, stored in the dictionary, crashed
+    /// in `swift_weakLoadStrong` on Linux (Swift 6.3) under the concurrent test.
     private final class Entry {
         weak var object: NSManagedObject?
         let address: ObjectIdentifier
