@@ -10,6 +10,7 @@ let targets: [(product: String, module: String)] = [
     ("fuzz-predicate", "FuzzPredicate"),
     ("fuzz-model-xml", "FuzzModelXML"),
     ("fuzz-compiled-model", "FuzzCompiledModel"),
+    ("fuzz-mapping-model", "FuzzMappingModel"),
     ("fuzz-xml-store", "FuzzXMLStore"),
     ("fuzz-binary-store", "FuzzBinaryStore"),
     ("fuzz-sqlite-store", "FuzzSQLiteStore"),

@@ -1,7 +1,8 @@
 import Foundation
 import OpenCoreData
 
-/// The per-reader bodies of ``FuzzTarget/run(_:)-(Data)``, each through public API only.
+/// The per-reader bodies of ``FuzzTarget/run(_:)-(Data)``, each through public API only (and
+/// the `package` `LightweightPlan`, which migrations build from a loaded mapping model).
 enum FuzzReaders {
     /// Format arguments for the specifiers of `format`, in order: a key for `%K`, an integer for
     /// `%d`, `%ld`…, a double for `%f`…, and for `%@` a string, a number, arrays and a date in turn.
@@ -69,6 +70,40 @@ enum FuzzReaders {
             let file = folder.appendingPathComponent("Fuzz.mom")
             try data.write(to: file)
             return try exercise(NSManagedObjectModel.load(contentsOf: file))
+        }
+    }
+
+    static func mappingModel(_ data: Data) throws -> FuzzOutcome {
+        try withScratchFolder { folder in
+            // `load(contentsOf:)` tells a `.cdm` from an `xcmapping.xml` by the `bplist` prefix.
+            let url: URL, file: URL
+            if data.starts(with: Array("bplist".utf8)) {
+                url = folder.appendingPathComponent("x.cdm")
+                file = url
+            } else {
+                url = folder.appendingPathComponent("M.xcmappingmodel", isDirectory: true)
+                file = url.appendingPathComponent("xcmapping.xml")
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            }
+            try data.write(to: file)
+            let mapping = try NSMappingModel.load(contentsOf: url)
+            var count = 0
+            for entityMapping in mapping.entityMappings ?? [] {
+                _ = entityMapping.description
+                _ = entityMapping.sourceExpression?.description
+                for property in (entityMapping.attributeMappings ?? []) + (entityMapping.relationshipMappings ?? []) {
+                    _ = property.valueExpression?.description
+                    count += 1
+                }
+                count += 1
+            }
+            _ = mapping.description
+            _ = mapping.entityMappingsByName.count
+            _ = LightweightPlan(mapping)
+            // Fitting reads the file again, completing an `.xcmappingmodel` from the fixture model.
+            let model = try FuzzFixtures.model()
+            _ = NSMappingModel(fromFolders: [folder], forSourceModel: model, destinationModel: model)
+            return .accepted(summary: count)
         }
     }
 

@@ -14,6 +14,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case modelXML = "model-xml"
     /// A compiled model file: OpenCoreData's `.ocdmom` and Apple's `.mom` keyed archive.
     case compiledModel = "compiled-model"
+    /// A mapping model: Apple's compiled `.cdm` keyed archive (input starting with `bplist`) or
+    /// an Xcode `.xcmappingmodel`'s `xcmapping.xml` (anything else); then its entity mappings,
+    /// their expressions, and fitting it to ``FuzzFixtures/model``.
+    case mappingModel = "mapping-model"
     /// An XML store file, opened read-only with ``FuzzFixtures/model`` and fetched completely.
     case xmlStore = "xml-store"
     /// A binary store file, opened read-only with ``FuzzFixtures/model`` and fetched completely.
@@ -30,6 +34,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .predicate: return try FuzzReaders.predicate(data)
             case .modelXML: return try FuzzReaders.modelXML(data)
             case .compiledModel: return try FuzzReaders.compiledModel(data)
+            case .mappingModel: return try FuzzReaders.mappingModel(data)
             case .xmlStore: return try FuzzReaders.store(data, type: NSXMLStoreType, fileName: "store.xml")
             case .binaryStore: return try FuzzReaders.store(data, type: NSBinaryStoreType, fileName: "store.binary")
             case .sqliteStore: return try FuzzReaders.sqliteStore(data)

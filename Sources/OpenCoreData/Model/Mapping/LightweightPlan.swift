@@ -11,7 +11,10 @@ import Foundation
 /// ``MappingExpressions``): such a mapping model needs the generic, object-by-object migration.
 /// An inferred mapping model (``NSMappingModel/inferredMappingModel(forSourceModel:destinationModel:)``)
 /// always has the shape.
-struct LightweightPlan: Sendable, Equatable {
+///
+/// `package`, not internal, so that the mapping-model fuzz target (`OpenCoreDataFuzzing`)
+/// can run `init(_:)` on what the readers return.
+package struct LightweightPlan: Sendable, Equatable {
     /// What happens to one entity.
     struct Entity: Sendable, Equatable {
         /// The entity mapping's name.
@@ -52,7 +55,7 @@ struct LightweightPlan: Sendable, Equatable {
     }
 
     /// The plan of `mappingModel`, or `nil` when it is not of the simple inferred shape.
-    init?(_ mappingModel: NSMappingModel) {
+    package init?(_ mappingModel: NSMappingModel) {
         var entities: [Entity] = []
         for mapping in mappingModel.entityMappings ?? [] {
             guard let entity = mapping.lightweightStep else { return nil }
