@@ -140,18 +140,31 @@ extension NSMigrationManager {
                 .filter { source.entity.attributesByName[$0] != nil }
                 .map { NSPropertyMapping(name: $0, valueExpression: MappingExpressions.sourceValue($0)) }
         }
+        try evaluate(propertyMappings, of: mapping, kind: "attribute", in: destination.entity.attributesByName,
+                     source: source, destination: destination, policy: policy) { attribute, name, value in
+            guard let value = ValueComparison.unwrap(value), !ValueComparison.isNSNull(value) else { return }
+            try destination.setValueThrowing(Self.converted(value, for: attribute), forKey: name)
+        }
+    }
+
+    /// Evaluates each of `propertyMappings` (the `kind` mappings of `mapping`) for the
+    /// `source` → `destination` pair and hands `apply` the destination property, its name and the
+    /// value. A mapping without a value expression is skipped; one naming a property the
+    /// destination entity lacks is an `NSMigrationError`.
+    private func evaluate<Property>(_ propertyMappings: [NSPropertyMapping], of mapping: NSEntityMapping, kind: String,
+                                    in properties: [String: Property], source: NSManagedObject, destination: NSManagedObject,
+                                    policy: NSEntityMigrationPolicy, apply: (Property, String, Any?) throws -> Void) throws {
         for propertyMapping in propertyMappings {
             guard let name = propertyMapping.name, let expression = propertyMapping.valueExpression else { continue }
-            guard let attribute = destination.entity.attributesByName[name] else {
+            guard let property = properties[name] else {
                 throw MigrationErrors.make(NSMigrationError,
-                    "The entity mapping '\(mapping.name ?? "?")' maps attribute '\(name)', which destination entity '\(destination.entity.name ?? "?")' does not have.",
+                    "The entity mapping '\(mapping.name ?? "?")' maps \(kind) '\(name)', which destination entity '\(destination.entity.name ?? "?")' does not have.",
                     userInfo: ["entityMapping": mapping.name ?? "", "propertyMapping": name])
             }
             let value = try evaluate(expression, variables: variables(mapping: mapping, policy: policy, source: source,
                                                                        destination: destination, propertyMapping: propertyMapping),
-                                     mapping: mapping, what: "attribute '\(name)'")
-            guard let value = ValueComparison.unwrap(value), !ValueComparison.isNSNull(value) else { continue }
-            try destination.setValueThrowing(Self.converted(value, for: attribute), forKey: name)
+                                     mapping: mapping, what: "\(kind) '\(name)'")
+            try apply(property, name, value)
         }
     }
 
@@ -189,16 +202,8 @@ extension NSMigrationManager {
                 .filter { source.entity.relationshipsByName[$0] != nil }
                 .map { NSPropertyMapping(name: $0, valueExpression: MappingExpressions.destinationInstances(sourceRelationship: $0)) }
         }
-        for propertyMapping in propertyMappings {
-            guard let name = propertyMapping.name, let expression = propertyMapping.valueExpression else { continue }
-            guard let relationship = destination.entity.relationshipsByName[name] else {
-                throw MigrationErrors.make(NSMigrationError,
-                    "The entity mapping '\(mapping.name ?? "?")' maps relationship '\(name)', which destination entity '\(destination.entity.name ?? "?")' does not have.",
-                    userInfo: ["entityMapping": mapping.name ?? "", "propertyMapping": name])
-            }
-            let value = try evaluate(expression, variables: variables(mapping: mapping, policy: policy, source: source,
-                                                                       destination: destination, propertyMapping: propertyMapping),
-                                     mapping: mapping, what: "relationship '\(name)'")
+        try evaluate(propertyMappings, of: mapping, kind: "relationship", in: destination.entity.relationshipsByName,
+                     source: source, destination: destination, policy: policy) { relationship, name, value in
             let objects = Self.objects(value) ?? []
             if relationship.isToMany {
                 try destination.setValueThrowing(relationship.isOrdered ? NSOrderedSet(array: objects) as Any : Set(objects) as Any,
