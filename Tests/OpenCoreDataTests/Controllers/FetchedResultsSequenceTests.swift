@@ -217,6 +217,21 @@ import Testing
         #expect(try names(try await second.next(), in: context) == ["a", "b", "c", "d"])
     }
 
+    /// A main-queue context: the controller runs on the main queue, changes made there arrive.
+    @MainActor @Test func mainQueueContext() async throws {
+        let fixture = try FetchedResultsFixture()
+        let context = fixture.context
+        fixture.insert("a", in: context)
+        try context.save()
+        var iterator = context.changes(for: fixture.request(sort: [("name", true)])).makeAsyncIterator()
+        #expect(try await iterator.next()?.objectIDs.count == 1)
+        fixture.insert("b", in: context)
+        context.processPendingChanges()
+        let next = try #require(try await iterator.next())
+        #expect(next.objectIDs.count == 2 && next.changes.map(\.type) == [.insert])
+        #expect(try names(next, in: context) == ["a", "b"])
+    }
+
     @Test func bufferingNewestKeepsOnlyTheLatestResults() async throws {
         let (fixture, context) = try standard()
         var iterator = context.changes(for: fixture.request(sort: [("name", true)]), bufferingPolicy: .bufferingNewest(1)).makeAsyncIterator()
