@@ -3,7 +3,8 @@
 # `scripts/tsan.sh 'ContextQueue'`). Builds everything with TSan in its own scratch folder
 # (.build-tsan), so the normal .build stays as it is. Exits non-zero when a test fails or TSan
 # reports a race (TSan's reports make the test process fail: halt_on_error is not needed).
-# Time: about 12 minutes from scratch on a loaded 2-core machine (715 s building, 30 s testing).
+# Time: 324 s from scratch on a fresh clone of an idle 2-core machine (build and 61 tests); about
+# 12 minutes when the machine is busy with other builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 filter="${1:-ContextQueueTests|MainQueueContextTests|ContainerBackgroundTaskTests|ContextQueueStressTests|ConcurrencyDebugTests|ParentContextTests|MergePolicyTests|MergingChangesTests|SQLiteSharedStoreTests|QueryGenerationTests}"
