@@ -31,9 +31,12 @@ var targets: [Target] = [
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
+            "CSwiftRuntime",
         ],
         path: "Sources/OpenCoreData"
     ),
+    // Declares `swift_tryRetain` of the Swift runtime, for the context's object registry.
+    .target(name: "CSwiftRuntime", path: "Sources/CSwiftRuntime"),
     // One entry point per reader of outside input (predicates, models, stores), driven by the
     // libFuzzer targets in `Fuzz/` and by `Tests/OpenCoreDataTests/Fuzz/`.
     .target(
