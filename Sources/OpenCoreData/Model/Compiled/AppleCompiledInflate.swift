@@ -37,7 +37,9 @@ struct RawInflate {
             last = try state.bits(1) == 1
             switch try state.bits(2) {
             case 0: try state.stored()
-            case 1: try state.codes(literal: fixed.literal, distance: fixed.distance)
+            case 1:
+                let fixed = try fixedCodes.get()
+                try state.codes(literal: fixed.literal, distance: fixed.distance)
             case 2:
                 let (literal, distance) = try state.dynamicTables()
                 try state.codes(literal: literal, distance: distance)
@@ -160,15 +162,15 @@ struct RawInflate {
         }
     }
 
-    private static let fixed: (literal: Huffman, distance: Huffman) = {
+    /// DEFLATE's fixed codes, built once. They are valid by construction; the `Result` only
+    /// keeps a trap out of the reader.
+    private static let fixedCodes = Result { () throws -> (literal: Huffman, distance: Huffman) in
         var lengths = [Int](repeating: 8, count: 288)
         for symbol in 144..<256 { lengths[symbol] = 9 }
         for symbol in 256..<280 { lengths[symbol] = 7 }
-        // The fixed codes are valid by construction.
-        let literal = try! Huffman(lengths: lengths, complete: false)
-        let distance = try! Huffman(lengths: [Int](repeating: 5, count: 30), complete: false)
-        return (literal, distance)
-    }()
+        return (try Huffman(lengths: lengths, complete: false),
+                try Huffman(lengths: [Int](repeating: 5, count: 30), complete: false))
+    }
 
     private static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
