@@ -19,9 +19,16 @@ enum OpenCoreDataWorkloads {
 
     static func w1Insert(_ url: URL, model: NSManagedObjectModel, count: Int, _ watch: inout Stopwatch) throws {
         let context = try open(url, model: model)
+        watch.start()
+        try w1InsertTimed(context, count: count)
+        watch.stop()
+    }
+
+    /// W1's timed part. Not inlined, so that `scripts/bench-callgrind.sh` can count its
+    /// instructions alone (`valgrind --toggle-collect`).
+    @inline(never) static func w1InsertTimed(_ context: NSManagedObjectContext, count: Int) throws {
         let keys = BenchModel.itemKeys
         let total = Int64(count)
-        watch.start()
         try context.performAndWait {
             for pk in 1...total {
                 let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
@@ -29,22 +36,26 @@ enum OpenCoreDataWorkloads {
             }
             try context.save()
         }
-        watch.stop()
     }
 
     static func w2FetchAll(_ url: URL, model: NSManagedObjectModel, _ watch: inout Stopwatch) throws -> Int64 {
         let context = try open(url, model: model)
-        let keys = BenchModel.itemKeys
         watch.start()
-        let sum = try context.performAndWait {
+        let sum = try w2FetchAllTimed(context)
+        watch.stop()
+        return sum
+    }
+
+    /// W2's timed part, not inlined (see ``w1InsertTimed(_:count:)``).
+    @inline(never) static func w2FetchAllTimed(_ context: NSManagedObjectContext) throws -> Int64 {
+        let keys = BenchModel.itemKeys
+        return try context.performAndWait {
             var sum: Int64 = 0
             for item in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")) {
                 for key in keys { sum &+= int(item, key) }
             }
             return sum
         }
-        watch.stop()
-        return sum
     }
 
     static func w3Query(_ url: URL, model: NSManagedObjectModel, rows: Int, queries: Int, _ watch: inout Stopwatch) throws -> Int64 {

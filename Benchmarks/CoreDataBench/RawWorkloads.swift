@@ -33,6 +33,13 @@ enum RawWorkloads {
         let db = try open(url)
         let entity = try db.integer("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Item'")
         watch.start()
+        try w1InsertTimed(db, entity: entity, count: count)
+        watch.stop()
+    }
+
+    /// W1's timed part. Not inlined, so that `scripts/bench-callgrind.sh` can count its
+    /// instructions alone (`valgrind --toggle-collect`).
+    @inline(never) static func w1InsertTimed(_ db: RawDatabase, entity: Int64, count: Int) throws {
         try db.execute("BEGIN IMMEDIATE")
         let base = try db.integer("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(entity)")
         let insert = try db.prepare("INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, \(BenchModel.itemColumns.joined(separator: ", "))) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -45,18 +52,23 @@ enum RawWorkloads {
             insert.reset()
         }
         try db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(base + total) WHERE Z_ENT = \(entity); COMMIT")
-        watch.stop()
     }
 
     static func w2FetchAll(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
         let db = try open(url)
         watch.start()
+        let sum = try w2FetchAllTimed(db)
+        watch.stop()
+        return sum
+    }
+
+    /// W2's timed part, not inlined (see ``w1InsertTimed(_:entity:count:)``).
+    @inline(never) static func w2FetchAllTimed(_ db: RawDatabase) throws -> Int64 {
         let select = try db.prepare(itemSelect)
         var sum: Int64 = 0
         while try select.step() {
             for column in 1...10 { sum &+= select.int64(Int32(column)) }
         }
-        watch.stop()
         return sum
     }
 
