@@ -124,4 +124,29 @@ enum OpenCoreDataWorkloads {
         }
         watch.stop()
     }
+
+    /// Two private-queue contexts of one coordinator on two threads, each running
+    /// `w7Transactions` transactions: fetch 10 items by a range of the indexed `a0` (disjoint
+    /// between the threads, see ``RawWorkloads/w7Lower(thread:transaction:sizes:)``), add 1 to
+    /// their `a5`, save.
+    static func w7Concurrent(_ url: URL, model: NSManagedObjectModel, sizes: Sizes, _ watch: inout Stopwatch) throws {
+        let coordinator = try open(url, model: model).persistentStoreCoordinator
+        try timedOnThreads(sizes.w7Threads, &watch, setup: { _ in
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            context.undoManager = nil
+            return context
+        }) { thread, context in
+            let span = Int64(sizes.w7ItemsPerTransaction)
+            for transaction in 0..<sizes.w7Transactions {
+                let lower = RawWorkloads.w7Lower(thread: thread, transaction: transaction, sizes: sizes)
+                try context.performAndWait {
+                    let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+                    request.predicate = NSPredicate(format: "a0 >= %@ AND a0 < %@", argumentArray: [NSNumber(value: lower), NSNumber(value: lower + span)])
+                    for item in try context.fetch(request) { item.setValue(int(item, "a5") + 1, forKey: "a5") }
+                    try context.save()
+                }
+            }
+        }
+    }
 }

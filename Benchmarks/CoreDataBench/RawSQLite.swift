@@ -48,6 +48,12 @@ final class RawDatabase {
         return statement.int64(0)
     }
 
+    /// Makes a statement that finds the database locked retry for up to `milliseconds`
+    /// (`sqlite3_busy_timeout`), instead of failing at once with `SQLITE_BUSY`.
+    func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
     var errorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 }
 

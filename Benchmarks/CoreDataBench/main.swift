@@ -1,7 +1,7 @@
 import Foundation
 import OpenCoreData
 
-// coredata-bench: issue 6's workloads W1–W6, each through raw SQLite (the limit), GRDB records
+// coredata-bench: issue 6's workloads W1–W6 and issue 13's W7, each through raw SQLite (the limit), GRDB records
 // (the peer) and OpenCoreData, in one process (W5 in child processes, to read each engine's peak
 // RSS on its own). Usage:
 //
@@ -148,12 +148,15 @@ func ratioGoal(_ workload: inout WorkloadResult, _ limit: Double) {
     workload.goalMet = ratio <= limit && workload.checksumsAgree != false
 }
 
-/// `count(*)` and sums of the item table, folded into one number, to compare what engines wrote.
-func itemChecksum(_ url: URL) throws -> Int64 {
+/// `count(*)` and the sums of `columns` of the item table, folded into one number, to compare
+/// what engines wrote.
+func itemChecksum(_ url: URL, columns: [String] = ["ZA0", "ZA5", "ZA9"]) throws -> Int64 {
     let db = try RawDatabase(path: url.path)
-    let statement = try db.prepare("SELECT count(*), total(ZA0), total(ZA5), total(ZA9) FROM ZITEM")
+    let statement = try db.prepare("SELECT count(*), \(columns.map { "total(\($0))" }.joined(separator: ", ")) FROM ZITEM")
     _ = try statement.step()
-    return statement.int64(0) &* 1_000_003 &+ statement.int64(1) &+ statement.int64(2) &+ statement.int64(3)
+    var checksum = statement.int64(0) &* 1_000_003
+    for column in columns.indices { checksum &+= statement.int64(Int32(column + 1)) }
+    return checksum
 }
 
 func runBenchmarks(_ options: Options) throws {
@@ -263,6 +266,25 @@ func runBenchmarks(_ options: Options) throws {
         ratioGoal(&w, 2.0)
         workloads.append(w)
     }
+
+    if wanted("W7") {
+        FileHandle.standardError.write(Data("building \(sizes.w7Rows) items\n".utf8))
+        let template = try sets.itemStore("w7.sqlite", count: sizes.w7Rows)
+        let title = "\(sizes.w7Threads) threads × \(sizes.w7Transactions) transactions: fetch \(sizes.w7ItemsPerTransaction), change 1 attribute, save"
+        var w = measure("W7", title, goal: "≤ 3× raw", options: options, sets: sets) { engine, run, watch, _ in
+            let url = try sets.copy(of: template, as: "w7-\(engine.rawValue)-\(run).sqlite")
+            defer { DataSets.remove(url) }
+            switch engine {
+            case .raw: try RawWorkloads.w7Concurrent(url, sizes: sizes, &watch)
+            case .grdb: try GRDBWorkloads.w7Concurrent(url, sizes: sizes, &watch)
+            case .openCoreData: try OpenCoreDataWorkloads.w7Concurrent(url, model: model, sizes: sizes, &watch)
+            }
+            return try itemChecksum(url, columns: ["ZA0", "ZA5", "Z_OPT"])
+        }
+        ratioGoal(&w, 3.0)
+        workloads.append(w)
+    }
+    workloads.sort { $0.id < $1.id }
 
     let table = TableFormatter.render(workloads, machine: machine, runs: options.runs, scale: options.scale)
     print(table)
