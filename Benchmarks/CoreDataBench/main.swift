@@ -1,9 +1,11 @@
 import Foundation
 import OpenCoreData
 
-// coredata-bench: issue 6's workloads W1–W6 and issue 13's W7, each through raw SQLite (the limit), GRDB records
-// (the peer) and OpenCoreData, in one process (W5 in child processes, to read each engine's peak
-// RSS on its own). Usage:
+// coredata-bench: issues 6 and 13's workloads W1–W8, each through raw SQLite (the limit), GRDB
+// records (the peer) and OpenCoreData, in one process (W5 in child processes, to read each
+// engine's peak RSS on its own). W8 (typed subclasses through NSPersistentContainer) is measured
+// against W1 and W2's OpenCoreData times of the same run, so `--only W8` runs W1 and W2 too.
+// Usage:
 //
 //   swift run -c release coredata-bench [--json] [--output PATH] [--scale 0.1] [--runs 5]
 //                                       [--only W1,W3] [--engines raw,GRDB,OpenCoreData]
@@ -159,6 +161,17 @@ func itemChecksum(_ url: URL, columns: [String] = ["ZA0", "ZA5", "ZA9"]) throws 
     return checksum
 }
 
+/// W8's goal: OpenCoreData's median through typed subclasses within 10 % of its median through
+/// key-value access in `baseline` (W1 or W2 of the same run). The ratio is added to the goal.
+func typedGoal(_ workload: inout WorkloadResult, baseline: WorkloadResult?) {
+    let key = Engine.openCoreData.rawValue
+    guard let typed = workload.results[key], typed.error == nil, let ours = typed.median,
+          let base = baseline?.results[key], base.error == nil, let theirs = base.median, theirs > 0 else { return }
+    let ratio = ours / theirs
+    workload.goal += String(format: " (%.2f×)", ratio)
+    workload.goalMet = ratio <= 1.10 && workload.checksumsAgree != false
+}
+
 func runBenchmarks(_ options: Options) throws {
     let sizes = Sizes(scale: options.scale)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coredata-bench-\(ProcessInfo.processInfo.processIdentifier)")
@@ -166,9 +179,13 @@ func runBenchmarks(_ options: Options) throws {
     defer { try? FileManager.default.removeItem(at: directory) }
     let model = sets.model
     let machine = MachineInfo()
-    func wanted(_ id: String) -> Bool { options.only?.contains(id) ?? true }
+    func wanted(_ id: String) -> Bool {
+        guard let only = options.only else { return true }
+        return only.contains(id) || (only.contains("W8") && (id == "W1" || id == "W2"))
+    }
     var workloads: [WorkloadResult] = []
 
+    var w1: WorkloadResult?
     if wanted("W1") {
         var w = measure("W1", "insert \(sizes.w1Inserts) × 10 Int64, one save", goal: "≤ 2.5× raw, < GRDB", options: options, sets: sets) { engine, run, watch, _ in
             let url = try sets.newStore("w1-\(engine.rawValue)-\(run).sqlite")
@@ -185,6 +202,7 @@ func runBenchmarks(_ options: Options) throws {
            let grdb = w.results[Engine.grdb.rawValue]?.median {
             w.goalMet = ours < grdb
         }
+        w1 = w
         workloads.append(w)
     }
 
@@ -203,6 +221,32 @@ func runBenchmarks(_ options: Options) throws {
         }
         ratioGoal(&w, 2.0)
         workloads.append(w)
+
+        // W8 right after W2, on the same, still unchanged store (W6 changes it).
+        if wanted("W8") {
+            let typedModel = TypedWorkloads.makeModel()
+            var insert = measure("W8a", "insert \(sizes.w1Inserts) × 10 Int64, one save: container, @Managed", goal: "≤ 1.1× W1 OpenCoreData", options: options, sets: sets) { engine, run, watch, _ in
+                let url = try sets.newStore("w8-\(engine.rawValue)-\(run).sqlite")
+                defer { DataSets.remove(url) }
+                switch engine {
+                case .raw: try RawWorkloads.w1Insert(url, count: sizes.w1Inserts, &watch)
+                case .grdb: try GRDBWorkloads.w1Insert(url, count: sizes.w1Inserts, &watch)
+                case .openCoreData: try TypedWorkloads.w8Insert(url, model: typedModel, count: sizes.w1Inserts, &watch)
+                }
+                return try itemChecksum(url)
+            }
+            typedGoal(&insert, baseline: w1)
+            workloads.append(insert)
+            var fetch = measure("W8b", "fetch \(sizes.w2Rows), read every attribute: container, @Managed", goal: "≤ 1.1× W2 OpenCoreData", options: options, sets: sets) { engine, _, watch, _ in
+                switch engine {
+                case .raw: return try RawWorkloads.w2FetchAll(url, &watch)
+                case .grdb: return try GRDBWorkloads.w2FetchAll(url, &watch)
+                case .openCoreData: return try TypedWorkloads.w8Fetch(url, model: typedModel, &watch)
+                }
+            }
+            typedGoal(&fetch, baseline: w)
+            workloads.append(fetch)
+        }
     }
 
     var bigStore: URL?
