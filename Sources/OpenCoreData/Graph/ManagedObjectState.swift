@@ -4,8 +4,14 @@
 /// Kept in one side object so that a fault (an ID and a context) stays small: walking a million
 /// objects with `fetchBatchSize` keeps a million faults alive in the result array.
 final class ManagedObjectState {
-    /// Current values by property name (see ``NSManagedObject/storage``).
-    var storage: [String: Any] = [:]
+    /// Where each property's value is in ``values``.
+    private(set) var layout: EntityLayout
+    /// Current values by slot (see ``NSManagedObject/storedValue(at:)``); loaded from a snapshot
+    /// they share its buffer until the first change.
+    var values: SlotValues
+    /// The slots written since the values were last loaded or saved (a superset of those that
+    /// differ from ``committedSnapshot``).
+    var changed = ChangedSlots()
     /// The snapshot last read from or saved to a store.
     var committedSnapshot: ObjectSnapshot?
     /// Old values of the keys changed in the current event.
@@ -20,7 +26,25 @@ final class ManagedObjectState {
     /// Whether `awakeFromInsert()` already ran.
     var didAwakeFromInsert = false
 
-    init(isFault: Bool) {
+    init(isFault: Bool, layout: EntityLayout) {
         self.isFault = isFault
+        self.layout = layout
+        self.values = layout.emptyValues
+    }
+
+    /// Whether no slot holds a value.
+    var hasNoValues: Bool { !values.contains { $0 != nil } }
+
+    /// Moves the values to `newLayout` by property name: the entity changed while its model was
+    /// still editable.
+    func relayout(to newLayout: EntityLayout) {
+        var moved = newLayout.emptyValues
+        for slot in 0..<layout.count {
+            if let value = values[slot], let target = newLayout.slot(forKey: layout.properties[slot].name) { moved[target] = value }
+        }
+        layout = newLayout
+        values = moved
+        changed = ChangedSlots()
+        for slot in 0..<newLayout.count { changed.insert(slot) }
     }
 }

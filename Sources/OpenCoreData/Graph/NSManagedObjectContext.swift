@@ -392,7 +392,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
         // A first load (no state, or only the snapshot a fetch left) sets transient defaults.
-        if object.state == nil || (object.committedSnapshot == nil && object.storage.isEmpty) { object.applyTransientDefaultValues() }
+        if object.state == nil || (object.committedSnapshot == nil && object.hasNoStoredValues) { object.applyTransientDefaultValues() }
         object.load(snapshot, in: self)
         object.awakeFromFetch()
     }

@@ -31,9 +31,9 @@ extension SQLiteRowLayout {
         for field in fields {
             switch field.kind {
             case .attribute(let column):
-                values.append(try SQLiteValueCoding.databaseValue(snapshot.values[field.name], column: column))
+                values.append(try SQLiteValueCoding.databaseValue(snapshot[field.name], column: column))
             case .toOne(_, let entityColumn):
-                let destination = snapshot.values[field.name] as? NSManagedObjectID
+                let destination = snapshot[field.name] as? NSManagedObjectID
                 values.append(destination?.primaryKey.map(\.databaseValue) ?? .null)
                 if entityColumn != nil {
                     let number = destination.flatMap { store.schema.entity(named: $0.entity.name ?? "")?.number }
