@@ -14,8 +14,12 @@ final class ManagedObjectState {
     var changed = ChangedSlots()
     /// The snapshot last read from or saved to a store.
     var committedSnapshot: ObjectSnapshot?
-    /// Old values of the keys changed in the current event.
-    var eventChanges: [String: Any] = [:]
+    /// Old values of the slots changed in the current event, in the order first changed.
+    var eventChanges: [EventChange] = []
+    /// The context's ``NSManagedObjectContext/listEpoch`` when a change last found the object in
+    /// its inserted or updated list (0: not known): until the lists change, further changes
+    /// need not look again.
+    var listedEpoch: UInt64 = 0
     /// Results of fetched properties.
     var fetchedPropertyResults: [String: [Any]] = [:]
     /// The snapshot a fetch read for this fault, loaded when it fires (the fault's own entry of
@@ -42,9 +46,18 @@ final class ManagedObjectState {
         for slot in 0..<layout.count {
             if let value = values[slot], let target = newLayout.slot(forKey: layout.properties[slot].name) { moved[target] = value }
         }
+        eventChanges = eventChanges.compactMap { change in
+            newLayout.slot(forKey: layout.properties[change.slot].name).map { EventChange(slot: $0, old: change.old) }
+        }
         layout = newLayout
         values = moved
         changed = ChangedSlots()
         for slot in 0..<newLayout.count { changed.insert(slot) }
     }
+}
+
+/// One slot's value before the current event first changed it.
+struct EventChange {
+    let slot: Int
+    let old: Any?
 }

@@ -59,8 +59,11 @@ extension NSManagedObject {
     /// before that event (`NSNull` for nil).
     public func changedValuesForCurrentEvent() -> [String: Any] {
         var result: [String: Any] = [:]
-        for (key, old) in eventChanges {
-            if let relationship = entity.relationshipsByName[key], relationship.isToMany {
+        let layout = self.layout
+        for change in eventChanges {
+            let key = layout.properties[change.slot].name
+            let old = change.old
+            if layout.kinds[change.slot] == .toMany, let relationship = layout.properties[change.slot] as? NSRelationshipDescription {
                 let list = (old as? ObjectList) ?? ObjectList()
                 result[key] = relationship.isOrdered ? NSOrderedSet(array: list.objects) : list.set
             } else {

@@ -71,7 +71,7 @@ extension NSManagedObject {
             }
             state.changed.removeAll()
             state.fetchedPropertyResults = [:]
-            state.eventChanges = [:]
+            state.eventChanges = []
             state.fetchedSnapshot = nil
             state.isFault = true
             if !state.didAwakeFromInsert && state.hasNoValues { self.state = nil }

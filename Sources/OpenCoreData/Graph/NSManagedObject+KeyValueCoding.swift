@@ -199,7 +199,7 @@ extension NSManagedObject: KeyValueCoding {
         }
         let old = storedValue(at: slot)
         putStoredValue(value, at: slot)
-        managedObjectContext?.recordChange(of: self, key: layout.properties[slot].name, oldValue: old)
+        managedObjectContext?.recordChange(of: self, slot: slot, key: layout.properties[slot].name, oldValue: old)
     }
 
     /// ``setStoredValue(_:at:)`` by key (nothing for a key with no slot).

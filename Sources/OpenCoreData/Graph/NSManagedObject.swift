@@ -117,10 +117,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
         set { if newValue && state == nil { return }; ensuredState.isFault = newValue }
     }
 
-    /// The old values of the keys changed since the last `processPendingChanges()`
-    /// (`NSNull` for nil), for ``changedValuesForCurrentEvent()``.
-    var eventChanges: [String: Any] {
-        get { state?.eventChanges ?? [:] }
+    /// The old values of the slots changed since the last `processPendingChanges()`, for
+    /// ``changedValuesForCurrentEvent()``.
+    var eventChanges: [EventChange] {
+        get { state?.eventChanges ?? [] }
         set { if newValue.isEmpty && state == nil { return }; ensuredState.eventChanges = newValue }
     }
 

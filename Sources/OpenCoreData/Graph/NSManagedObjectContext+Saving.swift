@@ -210,8 +210,8 @@ extension NSManagedObjectContext {
             if let snapshot = object.committedSnapshot { object.load(snapshot, in: self) }
             object.awakeFromSnapshotEvents(.rollback)
         }
-        for object in eventTouched { object.eventChanges = [:] }
-        for list in [eventInserted, eventUpdated, eventDeleted] { for object in list { object.eventChanges = [:] } }
+        for object in eventTouched { object.eventChanges = [] }
+        for list in [eventInserted, eventUpdated, eventDeleted] { for object in list { object.eventChanges = [] } }
         eventInserted.removeAll()
         eventUpdated.removeAll()
         eventDeleted.removeAll()
