@@ -25,34 +25,46 @@ swift build -c release --product coredata-bench >&2
 bin="$(swift build -c release --show-bin-path)/coredata-bench"
 out="$(mktemp -d "${TMPDIR:-/tmp}/bench-callgrind.XXXXXX")"
 
-# The mangled name of `static coredata_bench.<type>.<function>(…)`, the function itself (not a
-# closure, thunk or specialization inside it).
+# The mangled name of `static coredata_bench.<type>.<function>(…)`: the function itself, or, when
+# the optimizer replaced it by one (e.g. dropping the unused metatype argument), its function
+# signature specialization; never a closure, thunk or generic specialization inside it.
 symbol() {
-    local type="$1" function="$2" candidate found=""
+    local type="$1" function="$2" candidate exact="" specialized=()
     while read -r candidate; do
         case "$(swift demangle --compact "$candidate")" in
-            "static coredata_bench.$type.$function("*) found="$candidate" ;;
+            "static coredata_bench.$type.$function("*) exact="$candidate" ;;
+            "function signature specialization <"*"> of static coredata_bench.$type.$function("*) specialized+=("$candidate") ;;
         esac
     done < <(nm --defined-only "$bin" | awk '{ print $3 }' | grep -F "${#type}${type}O${#function}${function}" || true)
-    [[ -n "$found" ]] || { echo "bench-callgrind.sh: no symbol for $type.$function in $bin" >&2; exit 1; }
-    echo "$found"
+    if [[ -n "$exact" ]]; then
+        echo "$exact"
+    elif [[ ${#specialized[@]} -eq 1 ]]; then
+        echo "${specialized[0]}"
+    else
+        echo "bench-callgrind.sh: ${#specialized[@]} candidate symbols for $type.$function in $bin" >&2
+        return 1
+    fi
 }
 
 # Instructions collected by one run: the events total of the callgrind file.
 instructions() {
-    local workload="$1" engine="$2" type="$3" function="$4" file
+    local workload="$1" engine="$2" type="$3" function="$4" file symbol total
     file="$out/callgrind.$workload.$engine.out"
-    valgrind --tool=callgrind --callgrind-out-file="$file" --toggle-collect="$(symbol "$type" "$function")" \
+    symbol="$(symbol "$type" "$function")" || return 1
+    valgrind --tool=callgrind --callgrind-out-file="$file" --toggle-collect="$symbol" \
         "$bin" --scale "$scale" --runs 1 --only "$workload" --engines "$engine" >"$out/$workload.$engine.log" 2>&1 \
-        || { echo "bench-callgrind.sh: $workload $engine failed, see $out/$workload.$engine.log" >&2; exit 1; }
-    awk '/^(summary|totals):/ { print $2; exit }' "$file"
+        || { echo "bench-callgrind.sh: $workload $engine failed, see $out/$workload.$engine.log" >&2; return 1; }
+    total="$(awk '/^(summary|totals):/ { print $2; exit }' "$file")"
+    # Nothing collected means the toggle never fired: the symbol is not the one that ran.
+    [[ "${total:-0}" -gt 0 ]] || { echo "bench-callgrind.sh: no instructions collected in $symbol ($workload $engine)" >&2; return 1; }
+    echo "$total"
 }
 
 printf '%-9s %16s %16s %8s\n' workload "raw Ir" "OpenCoreData Ir" ratio
 for row in "W1 w1InsertTimed" "W2 w2FetchAllTimed"; do
     read -r workload function <<<"$row"
-    raw=$(instructions "$workload" raw RawWorkloads "$function")
-    ours=$(instructions "$workload" OpenCoreData OpenCoreDataWorkloads "$function")
-    awk -v w="$workload" -v r="$raw" -v o="$ours" 'BEGIN { printf "%-9s %16d %16d %7.1fx\n", w, r, o, (r > 0 ? o / r : 0) }'
+    raw=$(instructions "$workload" raw RawWorkloads "$function") || exit 1
+    ours=$(instructions "$workload" OpenCoreData OpenCoreDataWorkloads "$function") || exit 1
+    awk -v w="$workload" -v r="$raw" -v o="$ours" 'BEGIN { printf "%-9s %16d %16d %7.1fx\n", w, r, o, o / r }'
 done
 echo "scale $scale; callgrind files in $out"
