@@ -13,7 +13,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     public static let defaultConfigurationName = "PF_DEFAULT_CONFIGURATION_NAME"
 
     /// The store's unique identifier, saved in its metadata (`NSStoreUUIDKey`).
-    open var identifier: String!
+    @exclusivity(unchecked) open var identifier: String!
 
     /// The store type, e.g. `"SQLite"`, `"XML"`, `"Binary"`, `"InMemory"`.
     open var type: String

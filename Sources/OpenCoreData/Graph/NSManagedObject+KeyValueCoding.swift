@@ -41,8 +41,15 @@ extension NSManagedObject: KeyValueCoding {
             throw ManagedObjectAccessError.readOnlyProperty(entity: entity.name ?? "?", key: key)
         }
         checkConcurrency("setValue(_:forKey: \"\(key)\")")
-        let value = ValueComparison.unwrap(value).flatMap { ValueComparison.isNSNull($0) ? nil : $0 }
         let layout = self.layout
+        // A value that already has its attribute's Swift type is kept as it is.
+        if let value, layout.rules[slot].hasExactType(value) {
+            willChangeValue(forKey: key)
+            setStoredValue(value, at: slot)
+            didChangeValue(forKey: key)
+            return
+        }
+        let value = ValueComparison.unwrap(value).flatMap { ValueComparison.isNSNull($0) ? nil : $0 }
         switch layout.kinds[slot] {
         case .attribute:
             // Safe: the slot's kind says it is an attribute.

@@ -27,7 +27,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
 
     /// Everything but the ID and the context, in one side object that a fault does without
     /// (`nil` means a fault holding nothing): a fault is three words plus the object header.
-    var state: ManagedObjectState?
+    @exclusivity(unchecked) var state: ManagedObjectState?
 
     /// The state, created (for a fault) when something is stored.
     private var ensuredState: ManagedObjectState {

@@ -104,10 +104,10 @@ extension NSManagedObjectContext {
         }
         for object in updated where !object.faultFlag {
             // The persistent properties that differ from the committed snapshot, compared once.
-            let changedKeys = Set(object.entity.properties.filter {
-                !$0.isTransient && !($0 is NSFetchedPropertyDescription) && object.differsFromCommitted($0)
-            }.map(\.name))
-            guard !changedKeys.isEmpty else { continue }
+            let slots = object.changedPersistentSlots()
+            guard !slots.isEmpty else { continue }
+            let properties = object.layout.properties
+            let changedKeys = Set(slots.lazy.map { properties[$0].name })
             let snapshot = object.persistentSnapshot()
             changes.updated.append(snapshot)
             changes.changedKeys[object.objectID] = changedKeys
@@ -263,15 +263,12 @@ extension NSManagedObjectContext {
         defer { recordingSuspended -= 1 }
         if flag {
             if object.faultFlag { return }
-            let pending = object.entity.properties.filter {
-                !$0.isTransient && !($0 is NSFetchedPropertyDescription) && object.differsFromCommitted($0)
-            }
-            let local = Dictionary(pending.map { ($0.name, object.storedValue(forKey: $0.name)) }, uniquingKeysWith: { a, _ in a })
+            let local = object.changedPersistentSlots().map { (slot: $0, value: object.storedValue(at: $0)) }
             let fresh = reportingStoreError(firing: object.objectID) {
                 try backing?.snapshots(for: [object.objectID], fresh: true, maxAge: -1)
             }?[object.objectID]
             if let snapshot = fresh ?? object.committedSnapshot { object.load(snapshot, in: self) }
-            for (key, value) in local { object.putStoredValue(value, forKey: key) }
+            for (slot, value) in local { object.putStoredValue(value, at: slot) }
             object.awakeFromSnapshotEvents(.refresh)
         } else {
             updatedList.remove(object)

@@ -89,7 +89,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var mergesFromParent = false
 
     /// Records undo for every change when set. `nil` by default.
-    open var undoManager: UndoManager?
+    @exclusivity(unchecked) open var undoManager: UndoManager?
 
     /// A name for the context, for debugging and history.
     open var name: String?
@@ -123,23 +123,23 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     let registry = ObjectRegistry()
     /// The ID of the fault ``object(with:)`` is creating, which `NSManagedObject.init` takes.
     private var faultIDBeingCreated: NSManagedObjectID?
-    var insertedList = ObjectList() { didSet { listEpoch &+= 1 } }
-    var updatedList = ObjectList() { didSet { listEpoch &+= 1 } }
-    var deletedList = ObjectList() { didSet { listEpoch &+= 1 } }
+    @exclusivity(unchecked) var insertedList = ObjectList() { didSet { listEpoch &+= 1 } }
+    @exclusivity(unchecked) var updatedList = ObjectList() { didSet { listEpoch &+= 1 } }
+    @exclusivity(unchecked) var deletedList = ObjectList() { didSet { listEpoch &+= 1 } }
     /// Counts the changes of the inserted, updated and deleted lists and of the event's inserted
     /// and updated lists (see ``recordChange(of:slot:key:oldValue:)``). Starts at 1: an object's
     /// 0 means "not known".
-    var listEpoch: UInt64 = 1
+    @exclusivity(unchecked) var listEpoch: UInt64 = 1
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletions: [NSManagedObject] = []
     /// What the next `NSManagedObjectContextObjectsDidChange` reports.
-    var eventInserted = ObjectList() { didSet { listEpoch &+= 1 } }
-    var eventUpdated = ObjectList() { didSet { listEpoch &+= 1 } }
+    @exclusivity(unchecked) var eventInserted = ObjectList() { didSet { listEpoch &+= 1 } }
+    @exclusivity(unchecked) var eventUpdated = ObjectList() { didSet { listEpoch &+= 1 } }
     var eventDeleted = ObjectList()
     var eventRefreshed = ObjectList()
     var eventInvalidated = ObjectList()
     /// Objects whose `eventChanges` must be cleared at the end of the event.
-    var eventTouched = ObjectList()
+    @exclusivity(unchecked) var eventTouched = ObjectList()
     /// Snapshots fetched for objects that stayed faults: firing them reads these.
     var rowCache: [NSManagedObjectID: ObjectSnapshot] = [:]
     /// Faults created and not fired yet, the candidates of batch faulting.
@@ -151,7 +151,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Stores chosen with `assign(_:to:)`, by object.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     /// While positive, changes are not recorded (loading values, `awakeFromFetch`).
-    var recordingSuspended = 0
+    @exclusivity(unchecked) var recordingSuspended = 0
 
     /// Where the context runs its blocks: its own serial queue, the main queue, or inline.
     let executor: ContextExecutor

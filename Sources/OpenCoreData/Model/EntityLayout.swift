@@ -25,6 +25,10 @@ final class EntityLayout: @unchecked Sendable {
 
     /// The property of each slot.
     let properties: ContiguousArray<NSPropertyDescription>
+    /// The name of each slot's property.
+    let names: ContiguousArray<String>
+    /// What save-time validation needs of each slot's property, read once (see ``SlotRule``).
+    let rules: ContiguousArray<SlotRule>
     /// The kind of each slot.
     let kinds: ContiguousArray<Kind>
     /// Whether each slot's property is transient (never stored, never in a snapshot).
@@ -40,7 +44,8 @@ final class EntityLayout: @unchecked Sendable {
     /// Each attribute's default value (converted as setters store values), nil elsewhere: the
     /// values a new object starts with.
     let defaultValues: SlotValues
-    private let slotsByName: [String: Int]
+    /// Open addressing from a key's ``keyHash(_:)`` to its slot + 1 (0: empty), at most half full.
+    private let slotTable: ContiguousArray<Int32>
 
     /// The number of slots.
     var count: Int { properties.count }
@@ -69,12 +74,22 @@ final class EntityLayout: @unchecked Sendable {
             if property.isTransient { transients.append(slot) } else if kind == .attribute { attributes.append(slot) }
         }
         self.properties = properties
+        self.names = ContiguousArray(properties.map(\.name))
+        self.rules = ContiguousArray(properties.map(SlotRule.init))
         self.kinds = kinds
         self.isTransient = transient
         self.relationshipSlots = relationships
         self.transientSlots = transients
         self.persistentAttributeSlots = attributes
-        self.slotsByName = byName
+        var size = 4
+        while size < properties.count * 2 { size *= 2 }
+        var table = ContiguousArray<Int32>(repeating: 0, count: size)
+        for (slot, property) in properties.enumerated() {
+            var index = Self.keyHash(property.name) & (table.count - 1)
+            while table[index] != 0 { index = (index + 1) & (table.count - 1) }
+            table[index] = Int32(slot + 1)
+        }
+        self.slotTable = table
         self.emptyValues = SlotValues(repeating: nil, count: properties.count)
         self.defaultValues = SlotValues(properties.map { property -> Any? in
             guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
@@ -83,13 +98,77 @@ final class EntityLayout: @unchecked Sendable {
     }
 
     /// The slot of the attribute or relationship named `key`; nil for other keys.
+    ///
+    /// Hashes the key's UTF-8 bytes with FNV-1a rather than `Hasher` (SipHash behind a
+    /// per-process seed): property names are short, and this lookup runs on every
+    /// key-value access.
     @inline(__always)
-    func slot(forKey key: String) -> Int? { slotsByName[key] }
+    func slot(forKey key: String) -> Int? {
+        let mask = slotTable.count - 1
+        var index = Self.keyHash(key) & mask
+        while true {
+            let entry = Int(slotTable[index])
+            if entry == 0 { return nil }
+            if names[entry - 1] == key { return entry - 1 }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// FNV-1a over `key`'s UTF-8 bytes (a string's bytes, not its `Character`s: names that are
+    /// equal as Swift strings but differ in normalization hash apart and are not found, as no
+    /// model has such names).
+    @inline(__always)
+    static func keyHash(_ key: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        if let done = key.utf8.withContiguousStorageIfAvailable({ bytes -> UInt64 in
+            var h = hash
+            for byte in bytes { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return h
+        }) {
+            hash = done
+        } else {
+            for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        }
+        return Int(truncatingIfNeeded: hash ^ (hash >> 32))
+    }
 
     /// Whether the slot holds a persistent value (one a snapshot carries in its slots): an
     /// attribute or a to-one relationship that is not transient.
     @inline(__always)
     func isPersistentValue(_ slot: Int) -> Bool { !isTransient[slot] && kinds[slot] != .toMany }
+}
+
+/// The rules of one slot's property that save-time validation and the setters check on every
+/// value, read from the property once: the checks of values that already have their attribute's
+/// Swift type cost a comparison of metatypes, not a cast.
+struct SlotRule {
+    /// Whether nil is a valid value.
+    let isOptional: Bool
+    /// Whether save-time validation looks at the property (attributes other than derived ones,
+    /// and relationships).
+    let isValidatedAtSave: Bool
+    /// Whether the property has validation predicates (a model's minimum, maximum, pattern…).
+    let hasPredicates: Bool
+    /// The Swift type whose values the attribute keeps as they are and accepts without further
+    /// checks (`Int64` for Integer 64…); nil for relationships and for attribute types whose
+    /// values are converted or checked (dates must be finite, `Decimal`, transformable…).
+    let exactType: ObjectIdentifier?
+
+    init(_ property: NSPropertyDescription) {
+        isOptional = property.isOptional
+        isValidatedAtSave = !(property is NSDerivedAttributeDescription)
+            && (property is NSAttributeDescription || property is NSRelationshipDescription)
+        hasPredicates = !property.validationPredicates.isEmpty
+        exactType = (property as? NSAttributeDescription).flatMap { PropertyValueCoercion.exactType(of: $0.attributeType) }
+    }
+
+    /// Whether `value` has ``exactType``: the attribute keeps it unchanged and its type rules
+    /// accept it (validation predicates aside).
+    @inline(__always)
+    func hasExactType(_ value: Any) -> Bool {
+        guard let exactType else { return false }
+        return ObjectIdentifier(type(of: value)) == exactType
+    }
 }
 
 /// The values of an object or a snapshot, indexed by its entity's ``EntityLayout`` slots.

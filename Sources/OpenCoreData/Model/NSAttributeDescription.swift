@@ -7,7 +7,7 @@
 /// (`SELF >= 1`, `length <= 20`, `SELF MATCHES "…"`, with Core Data's error codes as warnings).
 open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// The type of the attribute's values. Defaults to `.undefinedAttributeType`.
-    open var attributeType: NSAttributeType = .undefinedAttributeType { willSet { checkMutable() } }
+    @exclusivity(unchecked) open var attributeType: NSAttributeType = .undefinedAttributeType { willSet { checkMutable() } }
 
     /// The class name of the attribute's values: Core Data's class for the type (`NSString`,
     /// `NSNumber`, …), or the custom class name set for a transformable attribute.

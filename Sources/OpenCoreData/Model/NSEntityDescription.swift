@@ -12,7 +12,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     public internal(set) weak var managedObjectModel: NSManagedObjectModel?
 
     /// The entity's name, unique within its model.
-    open var name: String? {
+    @exclusivity(unchecked) open var name: String? {
         willSet { checkMutable() }
         didSet { managedObjectModel?.entityNamesChanged() }
     }

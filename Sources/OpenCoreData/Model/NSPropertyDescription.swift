@@ -8,14 +8,17 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity that declares this property (not one that inherits it).
     public internal(set) weak var entity: NSEntityDescription!
 
+    // The properties that every key-value access reads are `@exclusivity(unchecked)`: they
+    // don't change once the model is in use (`checkMutable()`), so the runtime's check of
+    // overlapping accesses only costs time.
     /// The property's name, unique within its entity and the entity's inheritance chain.
-    open var name: String = "" { willSet { checkMutable() } }
+    @exclusivity(unchecked) open var name: String = "" { willSet { checkMutable() } }
 
     /// Whether a managed object may leave the property empty. Defaults to `true`.
-    open var isOptional: Bool = true { willSet { checkMutable() } }
+    @exclusivity(unchecked) open var isOptional: Bool = true { willSet { checkMutable() } }
 
     /// Whether the property is kept in memory only and never saved.
-    open var isTransient: Bool = false { willSet { checkMutable() } }
+    @exclusivity(unchecked) open var isTransient: Bool = false { willSet { checkMutable() } }
 
     /// Free-form information from the model author (`userInfo` entries in an Xcode model).
     open var userInfo: [AnyHashable: Any]? { willSet { checkMutable() } }

@@ -29,10 +29,11 @@ enum ObjectValidation {
         var errors: [Error] = []
         switch phase {
         case .insert, .update:
-            for property in object.entity.properties where isValidatedAtSave(property) {
-                var value = object.value(forKey: property.name)
+            let layout = object.layout
+            for slot in 0..<layout.count where layout.rules[slot].isValidatedAtSave {
+                var value = object.value(forKey: layout.names[slot])
                 do {
-                    try object.validateValue(&value, forKey: property.name)
+                    try object.validateValue(&value, forKey: layout.names[slot])
                 } catch {
                     errors.append(error)
                 }
@@ -71,6 +72,17 @@ enum ObjectValidation {
     ///
     /// A key that names no property of the entity has no rules and passes.
     static func validateValue(_ value: inout Any?, forKey key: String, of object: NSManagedObject) throws {
+        // The common cases, decided by the slot's rule alone: a value that already has its
+        // attribute's Swift type, with no validation predicates, and nil for an optional property.
+        let layout = object.layout
+        if let slot = layout.slot(forKey: key) {
+            let rule = layout.rules[slot]
+            if let present = value {
+                if !rule.hasPredicates && rule.hasExactType(present) { return }
+            } else if rule.isOptional {
+                return
+            }
+        }
         guard let property = object.entity.propertiesByName[key] else { return }
         let original = ValueComparison.unwrap(value)
         func failure(_ code: Int, value: Any? = original, predicate: NSPredicate? = nil, description: String? = nil,
@@ -140,13 +152,6 @@ enum ObjectValidation {
     }
 
     // MARK: Helpers
-
-    /// Whether save-time validation looks at `property`: attributes (not derived ones) and
-    /// relationships.
-    private static func isValidatedAtSave(_ property: NSPropertyDescription) -> Bool {
-        if property is NSDerivedAttributeDescription { return false }
-        return property is NSAttributeDescription || property is NSRelationshipDescription
-    }
 
     /// The number of destination objects in a relationship value.
     private static func destinationCount(_ value: Any?, of relationship: NSRelationshipDescription) -> Int {

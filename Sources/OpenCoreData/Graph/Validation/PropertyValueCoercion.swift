@@ -125,6 +125,21 @@ enum PropertyValueCoercion {
         return nil
     }
 
+    /// The Swift type whose values an attribute of `type` keeps unchanged and accepts with no
+    /// other check (what ``exactValue(_:type:)`` passes through); nil for types whose values
+    /// are always checked or converted.
+    static func exactType(of type: NSAttributeType) -> ObjectIdentifier? {
+        switch type {
+        case .integer64AttributeType: ObjectIdentifier(Int64.self)
+        case .integer32AttributeType: ObjectIdentifier(Int32.self)
+        case .integer16AttributeType: ObjectIdentifier(Int16.self)
+        case .doubleAttributeType: ObjectIdentifier(Double.self)
+        case .stringAttributeType: ObjectIdentifier(String.self)
+        case .booleanAttributeType: ObjectIdentifier(Bool.self)
+        default: nil
+        }
+    }
+
     /// The value to keep for `value` set on `attribute`: converted to the attribute's Swift type
     /// when the rules accept it, else `value` as given (validation reports it at save).
     static func stored(_ value: Any, for attribute: NSAttributeDescription) -> Any {

@@ -38,6 +38,18 @@ enum ValueComparison {
     }
 
 
+    /// `value` as a `T` when its dynamic type is exactly `T`, without the runtime's cast: a
+    /// comparison of metatypes, then a copy out of the existential's inline buffer.
+    ///
+    /// Only for the value types objects and snapshots keep (``InlineStoredValue``: integers,
+    /// `Double`, `Bool`, `String`, `Date`, `Data`): a bitwise-takable value that fits `Any`'s
+    /// three-word buffer is stored inline at its start.
+    @inline(__always)
+    static func exact<T: InlineStoredValue>(_ value: Any, as type: T.Type) -> T? {
+        guard Swift.type(of: value) == type else { return nil }
+        return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: T.self) }
+    }
+
     /// Whether `value` is nil or `NSNull`.
     static func isNull(_ value: Any?) -> Bool {
         guard let value = unwrap(value) else { return true }
@@ -48,16 +60,16 @@ enum ValueComparison {
     /// keep), with the answer the general rules give; `nil` when the fast path does not apply.
     @inline(__always)
     static func sameTypeEqual(_ a: Any, _ b: Any) -> Bool? {
-        switch (a, b) {
-        case let (x as Int64, y as Int64): return x == y
-        case let (x as String, y as String): return x == y
-        case let (x as Double, y as Double) where !x.isNaN && !y.isNaN: return x == y
-        case let (x as Int32, y as Int32): return x == y
-        case let (x as Int16, y as Int16): return x == y
-        case let (x as Bool, y as Bool): return x == y
-        case let (x as Date, y as Date): return x == y
-        default: return nil
-        }
+        let type = Swift.type(of: a)
+        guard type == Swift.type(of: b) else { return nil }
+        if let x = exact(a, as: Int64.self), let y = exact(b, as: Int64.self) { return x == y }
+        if let x = exact(a, as: String.self), let y = exact(b, as: String.self) { return x == y }
+        if let x = exact(a, as: Double.self), let y = exact(b, as: Double.self) { return x.isNaN || y.isNaN ? nil : x == y }
+        if let x = exact(a, as: Int32.self), let y = exact(b, as: Int32.self) { return x == y }
+        if let x = exact(a, as: Int16.self), let y = exact(b, as: Int16.self) { return x == y }
+        if let x = exact(a, as: Bool.self), let y = exact(b, as: Bool.self) { return x == y }
+        if let x = exact(a, as: Date.self), let y = exact(b, as: Date.self) { return x == y }
+        return nil
     }
 
     /// Whether `value` is an `NSNull`. Compares the dynamic type instead of casting: on Linux,
@@ -183,3 +195,15 @@ extension Optional: AnyOptional {
 
 /// Whether a value opened from `Any` is an `Optional` (a metadata check, no conformance lookup).
 private func holdsOptional<T>(_ value: T) -> Bool { _isOptional(T.self) }
+
+/// A value type that `Any` stores inline (bitwise takable, at most three words), so that
+/// ``ValueComparison/exact(_:as:)`` can copy it out of an existential without a cast.
+protocol InlineStoredValue {}
+extension Int64: InlineStoredValue {}
+extension Int32: InlineStoredValue {}
+extension Int16: InlineStoredValue {}
+extension Bool: InlineStoredValue {}
+extension Double: InlineStoredValue {}
+extension String: InlineStoredValue {}
+extension Date: InlineStoredValue {}
+extension Data: InlineStoredValue {}

@@ -58,7 +58,19 @@ enum SQLiteValueCoding {
     /// The column value of `value` for an attribute of `type`. Throws for a value the type
     /// can't hold (a transformable value that is not `Data`: Linux has no archiver for it).
     static func databaseValue(_ value: Any?, type: NSAttributeType, attribute: String) throws -> DatabaseValue {
-        guard let value, !ValueComparison.isNSNull(value) else { return .null }
+        guard let value else { return .null }
+        // The types setters and stores keep, recognized by their metatype before any cast.
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+            if let int = ValueComparison.exact(value, as: Int64.self) { return int.databaseValue }
+        case .stringAttributeType:
+            if let string = ValueComparison.exact(value, as: String.self) { return string.databaseValue }
+        case .doubleAttributeType:
+            if let double = ValueComparison.exact(value, as: Double.self) { return double.databaseValue }
+        default:
+            break
+        }
+        guard !ValueComparison.isNSNull(value) else { return .null }
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
             if let int = value as? Int64 { return int.databaseValue }

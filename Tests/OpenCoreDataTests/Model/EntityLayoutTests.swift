@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// ``EntityLayout``: slots, the key lookup, the per-slot rules, and the cast-free value reads
+/// (``ValueComparison/exact(_:as:)``) the fast paths use.
+@Suite struct EntityLayoutTests {
+    static func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        attribute.isOptional = optional
+        return attribute
+    }
+
+    @Test func inheritedSlotsComeFirstAndEveryNameIsFound() {
+        let animal = NSEntityDescription()
+        animal.name = "Animal"
+        animal.properties = [Self.attribute("name", .stringAttributeType)]
+        let dog = NSEntityDescription()
+        dog.name = "Dog"
+        dog.properties = [Self.attribute("breed", .stringAttributeType), Self.attribute("age", .integer16AttributeType)]
+        animal.subentities = [dog]
+
+        let layout = EntityLayout(dog)
+        #expect(Array(layout.names) == ["name", "breed", "age"])
+        #expect(layout.slot(forKey: "name") == 0)
+        #expect(layout.slot(forKey: "breed") == 1)
+        #expect(layout.slot(forKey: "age") == 2)
+        #expect(layout.slot(forKey: "weight") == nil)
+        #expect(layout.slot(forKey: "") == nil)
+        #expect(layout.slot(forKey: "Name") == nil)
+    }
+
+    /// Many names (long ones, non-ASCII ones, names that are prefixes of each other) in one
+    /// table: each is found at its own slot, and near misses are not found.
+    @Test func lookupOverManyNames() {
+        var names = (0..<300).map { "attribute\($0)" }
+        names += ["a", "ab", "abc", "é", "e\u{301}x", "名前", "a_long_property_name_well_past_fifteen_bytes", "ZPK"]
+        let entity = NSEntityDescription()
+        entity.name = "Wide"
+        entity.properties = names.map { Self.attribute($0, .integer64AttributeType) }
+        let layout = EntityLayout(entity)
+        for (slot, name) in names.enumerated() {
+            #expect(layout.slot(forKey: name) == slot, "\(name)")
+            // A key equal in content but built separately (its own storage) is found too.
+            #expect(layout.slot(forKey: String(decoding: Array(name.utf8), as: UTF8.self)) == slot)
+        }
+        for missing in ["attribute300", "attribute", "abcd", "e", "名", "a_long_property_name_well_past_fifteen_byte"] {
+            #expect(layout.slot(forKey: missing) == nil, "\(missing)")
+        }
+    }
+
+    @Test func rulesAreReadFromTheProperties() {
+        let entity = NSEntityDescription()
+        entity.name = "Item"
+        let count = Self.attribute("count", .integer64AttributeType, optional: false)
+        let title = Self.attribute("title", .stringAttributeType)
+        title.setValidationPredicates([NSPredicate(format: "length > 2")], withValidationWarnings: ["too short"])
+        let when = Self.attribute("when", .dateAttributeType)
+        let derived = NSDerivedAttributeDescription()
+        derived.name = "derivedCount"
+        derived.attributeType = .integer64AttributeType
+        derived.derivationExpression = NSExpression(format: "count")
+        entity.properties = [count, title, when, derived]
+
+        let rules = EntityLayout(entity).rules
+        #expect(rules.map(\.isOptional) == [false, true, true, true])
+        #expect(rules.map(\.hasPredicates) == [false, true, false, false])
+        #expect(rules.map(\.isValidatedAtSave) == [true, true, true, false])
+        #expect(rules[0].hasExactType(Int64(3)))
+        #expect(!rules[0].hasExactType(3))            // Int, converted by the setters
+        #expect(!rules[0].hasExactType(NSNumber(value: 3)))
+        #expect(rules[1].hasExactType("x"))
+        #expect(!rules[1].hasExactType(NSString(string: "x")))
+        // Dates are always checked (a date must be finite).
+        #expect(!rules[2].hasExactType(Date()))
+    }
+
+    @Test func exactReadsOnlyTheExactType() {
+        #expect(ValueComparison.exact(Int64(-7) as Any, as: Int64.self) == -7)
+        #expect(ValueComparison.exact(7 as Any, as: Int64.self) == nil)
+        #expect(ValueComparison.exact(Int32(7) as Any, as: Int64.self) == nil)
+        #expect(ValueComparison.exact(NSNumber(value: 7) as Any, as: Int64.self) == nil)
+        #expect(ValueComparison.exact(Optional<Int64>.some(7) as Any, as: Int64.self) == nil)
+        #expect(ValueComparison.exact("short" as Any, as: String.self) == "short")
+        let long = String(repeating: "long string on the heap ", count: 4)
+        #expect(ValueComparison.exact(long as Any, as: String.self) == long)
+        #expect(ValueComparison.exact(Data([1, 2, 3]) as Any, as: Data.self) == Data([1, 2, 3]))
+        let date = Date(timeIntervalSinceReferenceDate: 12.5)
+        #expect(ValueComparison.exact(date as Any, as: Date.self) == date)
+        #expect(ValueComparison.exact(true as Any, as: Bool.self) == true)
+        #expect(ValueComparison.exact(2.5 as Any, as: Double.self) == 2.5)
+        #expect(ValueComparison.exact(Int16(2) as Any, as: Int32.self) == nil)
+    }
+
+    @Test func sameTypeEqualAnswersAsTheGeneralRules() {
+        #expect(ValueComparison.sameTypeEqual(Int64(1), Int64(1)) == true)
+        #expect(ValueComparison.sameTypeEqual(Int64(1), Int64(2)) == false)
+        #expect(ValueComparison.sameTypeEqual("a", "a") == true)
+        #expect(ValueComparison.sameTypeEqual(Double.nan, Double.nan) == nil)
+        #expect(ValueComparison.sameTypeEqual(Int64(1), Int32(1)) == nil)
+        #expect(ValueComparison.sameTypeEqual(Date(timeIntervalSinceReferenceDate: 1), Date(timeIntervalSinceReferenceDate: 1)) == true)
+        #expect(ValueComparison.sameTypeEqual(NSNumber(value: 1), NSNumber(value: 1)) == nil)
+    }
+}
