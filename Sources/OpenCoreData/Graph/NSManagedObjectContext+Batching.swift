@@ -13,7 +13,7 @@ extension NSManagedObjectContext {
     /// Registers the IDs of a batched fetch as faults (known objects are reused) and remembers
     /// them as a group.
     func batchedObjects(_ ids: [NSManagedObjectID]) -> [NSManagedObject] {
-        ids.map { id in registry[id] ?? makeFault(id) }
+        objects(with: ids, recordingPendingFaults: false)
     }
 
     /// Remembers `objects`, the result of a fetch with `fetchBatchSize`, for batch loading.
@@ -37,8 +37,8 @@ extension NSManagedObjectContext {
         let faults = ids.compactMap { registry[$0] }.filter(\.faultFlag)
         let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: -1) } ?? [:]
         for fault in faults {
-            if let snapshot = loaded[fault.objectID] ?? fault.fetchedSnapshot ?? rowCache.removeValue(forKey: fault.objectID) {
-                rowCache[fault.objectID] = nil
+            if let snapshot = loaded[fault.objectID] ?? fault.fetchedSnapshot ?? rowCache.removeValue(forKey: fault.objectID.key) {
+                rowCache[fault.objectID.key] = nil
                 loadAndAwake(fault, from: snapshot)
             }
         }

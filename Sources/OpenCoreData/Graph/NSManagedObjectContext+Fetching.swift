@@ -168,10 +168,12 @@ extension NSManagedObjectContext {
     /// Registers fetched snapshots: known objects are reused (their unsaved changes kept), new
     /// ones are created as faults backed by the row cache, or loaded when the request does not
     /// return faults (`awakeFromFetch()` runs when values load).
+    ///
+    /// The registry is read once for all snapshots and the new faults registered together
+    /// (two locks per fetch, not two per object).
     func register<T>(_ snapshots: [ObjectSnapshot], _ request: NSFetchRequest<T>) -> [NSManagedObject] {
-        snapshots.map { snapshot in
-            let id = snapshot.objectID
-            let object = self.object(with: id)
+        let objects = objects(with: snapshots.map(\.objectID))
+        return zip(snapshots, objects).map { snapshot, object in
             if object.faultFlag {
                 if request.returnsObjectsAsFaults {
                     if request.includesPropertyValues { object.fetchedSnapshot = snapshot }

@@ -120,7 +120,7 @@ extension NSManagedObjectContext {
     func forgetDeletedObject(_ object: NSManagedObject) {
         let id = object.objectID
         registry.remove(object, id: id)
-        rowCache[id] = nil
+        rowCache[id.key] = nil
         object.fetchedSnapshot = nil
         updatedList.remove(object)
         deletedList.remove(object)

@@ -68,9 +68,9 @@ extension NSManagedObjectContext {
         for id in changedObjectIDs(info, [NSUpdatedObjectsKey, NSUpdatedObjectIDsKey]) {
             guard let object = registry[id] else { continue }
             if object.faultFlag {
-                rowCache[id] = nil
+                rowCache[id.key] = nil
                 object.fetchedSnapshot = nil
-                refreshedFaults.insert(id)
+                refreshedFaults.insert(id.key)
             } else {
                 refresh(object, mergeChanges: true)
             }

@@ -45,7 +45,7 @@ extension NSManagedObjectContext {
         let reached = result.snapshots.map { snapshot -> NSManagedObject in
             let object = registry[snapshot.objectID] ?? makeFault(snapshot.objectID)
             if object.faultFlag {
-                rowCache[snapshot.objectID] = nil
+                rowCache[snapshot.objectID.key] = nil
                 loadAndAwake(object, from: snapshot)
             }
             return object

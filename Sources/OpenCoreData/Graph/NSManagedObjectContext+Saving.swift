@@ -126,7 +126,7 @@ extension NSManagedObjectContext {
         }
         for object in deleted {
             registry.remove(object, id: object.objectID)
-            rowCache[object.objectID] = nil
+            rowCache[object.objectID.key] = nil
         }
         for object in inserted { assignedStores[ObjectIdentifier(object)] = nil }
         insertedList.removeAll()
@@ -273,9 +273,9 @@ extension NSManagedObjectContext {
         } else {
             updatedList.remove(object)
             eventUpdated.remove(object)
-            rowCache[object.objectID] = nil
+            rowCache[object.objectID.key] = nil
             object.fetchedSnapshot = nil
-            refreshedFaults.insert(object.objectID)
+            refreshedFaults.insert(object.objectID.key)
             if !object.faultFlag { object.turnIntoFault() }
         }
         eventRefreshed.insert(object)

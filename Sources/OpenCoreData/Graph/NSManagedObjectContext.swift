@@ -140,14 +140,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventInvalidated = ObjectList()
     /// Objects whose `eventChanges` must be cleared at the end of the event.
     @exclusivity(unchecked) var eventTouched = ObjectList()
-    /// Snapshots fetched for objects that stayed faults: firing them reads these.
-    var rowCache: [NSManagedObjectID: ObjectSnapshot] = [:]
+    /// Snapshots fetched for objects that stayed faults, by ID key: firing them reads these.
+    var rowCache: [ObjectIDKey: ObjectSnapshot] = [:]
     /// Faults created and not fired yet, the candidates of batch faulting.
     var pendingFaults = PendingFaults()
     /// The results of the last fetches with `fetchBatchSize`, for loading them by batch.
     var batchGroups: [FetchBatchGroup] = []
-    /// Objects refreshed into faults: firing them reads the store past its cache.
-    var refreshedFaults: Set<NSManagedObjectID> = []
+    /// The ID keys of objects refreshed into faults: firing them reads the store past its cache.
+    var refreshedFaults: Set<ObjectIDKey> = []
     /// Stores chosen with `assign(_:to:)`, by object.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     /// While positive, changes are not recorded (loading values, `awakeFromFetch`).
@@ -230,9 +230,51 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         return object
     }
 
+    /// ``object(with:)`` for each of `ids`, with one registry lookup and one registration
+    /// for them all. With `recordingPendingFaults` false, the new faults are not candidates of
+    /// batch faulting (a batched fetch loads them by its own batches).
+    func objects(with ids: [NSManagedObjectID], recordingPendingFaults: Bool = true) -> [NSManagedObject] {
+        forgetFreedObjects()
+        let registered = registry.objects(for: ids)
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(ids.count)
+        var faultIndexes: [Int] = []
+        for (index, (id, object)) in zip(ids, registered).enumerated() {
+            if let object {
+                objects.append(object)
+            } else {
+                precondition(!id.isTemporaryID || parentBacking != nil, "object(with:): the temporary ID \(id) does not belong to this context")
+                objects.append(newFault(id))
+                faultIndexes.append(index)
+            }
+        }
+        guard !faultIndexes.isEmpty else { return objects }
+        // An ID listed twice gets the fault made first.
+        let faults = registry.register(faultIndexes.map { objects[$0] })
+        var newFaultIDs: [NSManagedObjectID] = []
+        newFaultIDs.reserveCapacity(recordingPendingFaults ? faults.count : 0)
+        for (index, fault) in zip(faultIndexes, faults) {
+            if fault !== objects[index] {
+                objects[index] = fault
+            } else if recordingPendingFaults {
+                newFaultIDs.append(ids[index])
+            }
+        }
+        pendingFaults.append(contentsOf: newFaultIDs)
+        return objects
+    }
+
     /// Creates and registers a fault (of the entity's registered class) for `objectID`.
     func makeFault(_ objectID: NSManagedObjectID) -> NSManagedObject {
         forgetFreedObjects()
+        let object = newFault(objectID)
+        registry[objectID] = object
+        return object
+    }
+
+    /// Creates a fault (of the entity's registered class) for `objectID` without registering
+    /// it: the caller does, alone (``makeFault(_:)``) or in a batch (``ObjectRegistry/register(_:)``).
+    func newFault(_ objectID: NSManagedObjectID) -> NSManagedObject {
         faultIDBeingCreated = objectID
         let object = ManagedObjectClasses.instantiate(objectID.entity, insertInto: self)
         if faultIDBeingCreated != nil || object.objectID !== objectID {
@@ -244,7 +286,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.state = nil
             object.managedObjectContext = self
         }
-        registry[objectID] = object
         return object
     }
 
@@ -268,9 +309,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func forgetFreedObjects() {
         let freed = registry.takeFreedIDs()
         guard !freed.isEmpty, !rowCache.isEmpty || !refreshedFaults.isEmpty else { return }
-        for id in freed where registry[id] == nil {
-            rowCache[id] = nil
-            refreshedFaults.remove(id)
+        for key in registry.unregistered(freed) {
+            rowCache[key] = nil
+            refreshedFaults.remove(key)
         }
     }
 
@@ -281,7 +322,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         forgetFreedObjects()
         if let object = registry[objectID], !object.faultFlag { return object }
         guard !objectID.isTemporaryID || parentBacking != nil, let backing,
-              let snapshot = try registry[objectID]?.fetchedSnapshot ?? rowCache[objectID]
+              let snapshot = try registry[objectID]?.fetchedSnapshot ?? rowCache[objectID.key]
                 ?? backing.snapshots(for: [objectID], fresh: false, maxAge: stalenessInterval)[objectID] else {
             throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectReferentialIntegrityError, userInfo: [
                 NSLocalizedDescriptionKey: "No object with ID \(objectID) exists in the context's stores.",
@@ -290,7 +331,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         let object = self.object(with: objectID)
         if object.faultFlag {
-            rowCache[objectID] = nil
+            rowCache[objectID.key] = nil
             loadAndAwake(object, from: snapshot)
         }
         return object
@@ -407,20 +448,20 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func fulfillFault(_ object: NSManagedObject) {
         let id = object.objectID
         var snapshot = object.fetchedSnapshot
-        if snapshot == nil, !rowCache.isEmpty { snapshot = rowCache.removeValue(forKey: id) }
-        if !refreshedFaults.isEmpty, refreshedFaults.remove(id) != nil, let backing {
+        if snapshot == nil, !rowCache.isEmpty { snapshot = rowCache.removeValue(forKey: id.key) }
+        if !refreshedFaults.isEmpty, refreshedFaults.remove(id.key) != nil, let backing {
             snapshot = reportingStoreError(firing: id) { try backing.snapshots(for: [id], fresh: true, maxAge: -1) }?[id]
         }
         if snapshot == nil, !batchGroups.isEmpty, fulfillFaultFromBatch(object) { return }
         if snapshot == nil, let backing {
             let batch = pendingFaults.batch(firing: id) { candidate in
-                guard rowCache[candidate] == nil, let fault = registry[candidate] else { return false }
+                guard rowCache[candidate.key] == nil, let fault = registry[candidate] else { return false }
                 return fault.faultFlag && fault.fetchedSnapshot == nil
             }
             let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: batch, fresh: false, maxAge: stalenessInterval) } ?? [:]
             snapshot = loaded[id]
             for other in batch.dropFirst() {
-                if let found = loaded[other] { rowCache[other] = found }
+                if let found = loaded[other] { rowCache[other.key] = found }
             }
         }
         guard let snapshot else {

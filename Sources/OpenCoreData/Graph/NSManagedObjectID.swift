@@ -14,36 +14,25 @@ import Synchronization
 // @unchecked Sendable: immutable once made (no lock needed): every stored property is a `let`,
 // the entity belongs to a frozen model, and the origin is immutable too.
 public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
-    /// What distinguishes the row within its entity's store.
-    enum Key: Hashable, Sendable {
-        case temporary(UUID)
-        case primaryKey(Int64)
-    }
-
     /// The entity of the object.
     public let entity: NSEntityDescription
 
-    /// The store (shared by all its IDs) or, for a temporary ID, its UUID: with the key, an ID
-    /// is three words plus the object header (one 48-byte allocation).
+    /// The store the ID points to (shared by all its IDs), or the one shared temporary origin.
     private let origin: ObjectIDOrigin
 
-    /// The primary key; 0 for a temporary ID.
-    private let rowKey: Int64
+    /// The ID as a value, made once: what ``isEqual(_:)``, ``hash`` and the context's
+    /// registries and caches compare and hash. With the entity and origin, an ID is five words
+    /// plus the object header (one 64-byte allocation, no other for a temporary ID).
+    let key: ObjectIDKey
 
     /// The identifier of the store the object lives in; `nil` for a temporary ID.
     var storeIdentifier: String? { origin.storeIdentifier }
 
-    var key: Key {
-        if let uuid = origin.temporaryUUID { return .temporary(uuid) }
-        return .primaryKey(rowKey)
-    }
-
     /// Creates a temporary ID for a newly inserted object.
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
-        let uuid = TemporaryKeys.next()
-        self.origin = ObjectIDOrigin(temporaryUUID: uuid)
-        self.rowKey = 0
+        self.origin = ObjectIDOrigin.temporary
+        self.key = ObjectIDKey(temporary: TemporaryKeys.next(), entityToken: entity.objectIDNameToken)
         super.init()
     }
 
@@ -52,19 +41,20 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// Stores call this; the context never makes permanent IDs itself.
     public init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
         self.entity = entity
-        self.origin = store.objectIDOrigin()
-        self.rowKey = primaryKey
+        let origin = store.objectIDOrigin()
+        self.origin = origin
+        self.key = ObjectIDKey(storeToken: origin.storeToken, entityToken: entity.objectIDNameToken, primaryKey: primaryKey)
         super.init()
     }
 
     /// Whether the object has not been saved yet (and has no permanent ID).
-    public var isTemporaryID: Bool { origin.temporaryUUID != nil }
+    public var isTemporaryID: Bool { key.isTemporary }
 
     /// The store the object lives in; `nil` for a temporary ID or a store that was removed.
     public var persistentStore: NSPersistentStore? { origin.store }
 
     /// The row's primary key in its store (`Z_PK` in SQLite); `nil` for a temporary ID.
-    public var primaryKey: Int64? { isTemporaryID ? nil : rowKey }
+    public var primaryKey: Int64? { key.primaryKey }
 
     /// The ID as a URI: `x-coredata://<store UUID>/<Entity>/p<key>`, or
     /// `x-coredata:///<Entity>/t<UUID>` while temporary.
@@ -75,12 +65,10 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// an Apple store's UUID and entity names need no encoding and are unchanged.
     public func uriRepresentation() -> URL {
         let entityName = Self.uriComponent(entity.name ?? "?")
-        switch key {
-        case .temporary(let uuid):
-            return Self.uri("x-coredata:///\(entityName)/t\(uuid.uuidString)")
-        case .primaryKey(let pk):
+        if let pk = key.primaryKey {
             return Self.uri("x-coredata://\(Self.uriComponent(storeIdentifier ?? ""))/\(entityName)/p\(pk)")
         }
+        return Self.uri("x-coredata:///\(entityName)/t\(key.temporaryUUID.uuidString)")
     }
 
     /// Letters, digits and `-._~` as they are, every other byte percent-encoded.
@@ -97,24 +85,16 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         URL(string: text) ?? URL(string: "x-coredata:") ?? URL(fileURLWithPath: "/")
     }
 
+    /// Equal IDs name the same row of the same entity in the same store, or are the same
+    /// temporary ID. Entities are compared by name and stores by identifier (through
+    /// ``ObjectIDKey``), so IDs from different coordinators of one store file are equal.
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
-        if other === self { return true }
-        guard rowKey == other.rowKey, entity === other.entity || entity.name == other.entity.name else { return false }
-        return origin === other.origin
-            || (origin.temporaryUUID == other.origin.temporaryUUID && origin.storeIdentifier == other.origin.storeIdentifier)
+        return other === self || key == other.key
     }
 
-    /// The key alone, unmixed (equal IDs have equal keys): `Hashable` runs it through the
-    /// hasher anyway, and registries and row caches hash millions of IDs, so hashing the store's
-    /// UUID string and the entity name each time cost more than the rare collisions between
-    /// entities' keys.
-    public override var hash: Int {
-        guard let uuid = origin.temporaryUUID else { return Int(truncatingIfNeeded: rowKey) }
-        return withUnsafeBytes(of: uuid.uuid) { bytes in
-            Int(truncatingIfNeeded: bytes.loadUnaligned(as: UInt64.self) ^ bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        }
-    }
+    /// The key's bits, mixed without a hasher (`Hashable` runs it through one anyway).
+    public override var hash: Int { Int(truncatingIfNeeded: key.mixedBits) }
 
     /// IDs are immutable: a copy is the ID itself.
     public func copy(with zone: NSZone? = nil) -> Any { self }
@@ -123,23 +103,35 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 }
 
 /// Where object IDs point: one shared instance per store (its identifier when the IDs were
-/// made, and the store, weakly), or one per temporary ID holding its UUID.
+/// made, and the store, weakly), or ``temporary``, shared by all temporary IDs.
 // @unchecked Sendable: immutable once made (no lock needed); the weak `store` is only set in
 // `init`, and weak loads are atomic.
 final class ObjectIDOrigin: @unchecked Sendable {
+    /// The origin of temporary IDs (no store).
+    static let temporary = ObjectIDOrigin()
+
     let storeIdentifier: String?
     private(set) weak var store: NSPersistentStore?
-    let temporaryUUID: UUID?
+    /// The store identifier as a number for ``ObjectIDKey`` (0 for ``temporary``), held in
+    /// ``ObjectIDTokens`` while the origin lives.
+    let storeToken: UInt32
+    private let isTemporary: Bool
 
     init(store: NSPersistentStore) {
         self.storeIdentifier = store.identifier
         self.store = store
-        self.temporaryUUID = nil
+        self.storeToken = ObjectIDTokens.retainStore(store.identifier)
+        self.isTemporary = false
     }
 
-    init(temporaryUUID: UUID) {
+    private init() {
         self.storeIdentifier = nil
-        self.temporaryUUID = temporaryUUID
+        self.storeToken = 0
+        self.isTemporary = true
+    }
+
+    deinit {
+        if !isTemporary { ObjectIDTokens.releaseStore(storeIdentifier) }
     }
 }
 

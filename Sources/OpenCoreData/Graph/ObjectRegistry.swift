@@ -20,18 +20,52 @@ import CSwiftRuntime
 /// trap); `swift_tryRetain` refuses it and the object reads as unregistered. Swift `weak`
 /// entries would do the same at the cost of a side table per object (7–20 % on the benchmarks
 /// and 90 MB when walking a million faults).
+///
+/// Entries are keyed by the IDs' ``ObjectIDKey`` (hashed and compared without dynamic dispatch);
+/// a fetch looks up and registers its objects with ``objects(for:)`` and ``register(_:)``, one
+/// lock for all of them.
 final class ObjectRegistry {
     /// Guards ``entries`` and ``freedIDs``.
     private let lock = NSLock()
-    private var entries: [NSManagedObjectID: Unmanaged<NSManagedObject>] = [:]
-    /// IDs of objects freed since the context last looked (see ``takeFreedIDs()``).
-    private var freedIDs: [NSManagedObjectID] = []
+    private var entries: [ObjectIDKey: Unmanaged<NSManagedObject>] = [:]
+    /// Keys of objects freed since the context last looked (see ``takeFreedIDs()``).
+    private var freedIDs: [ObjectIDKey] = []
 
     /// The registered object with `id` (set `nil` to unregister).
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
-        get { lock.withLock { entries[id].flatMap(Self.retainedIfAlive) } }
-        set { lock.withLock { entries[id] = newValue.map { Unmanaged.passUnretained($0) } } }
+        get { lock.withLock { entries[id.key].flatMap(Self.retainedIfAlive) } }
+        set { lock.withLock { entries[id.key] = newValue.map { Unmanaged.passUnretained($0) } } }
     }
+
+    /// The registered objects of `ids`, in order, `nil` where none is, under one lock.
+    func objects(for ids: [NSManagedObjectID]) -> [NSManagedObject?] {
+        lock.withLock { ids.map { entries[$0.key].flatMap(Self.retainedIfAlive) } }
+    }
+
+    /// Registers each object of `objects` under its ID unless a live object is registered
+    /// there already (one that came earlier in `objects`, say), under one lock; returns the
+    /// object registered for each, in order: itself, or the one already there.
+    func register(_ objects: [NSManagedObject]) -> [NSManagedObject] {
+        lock.withLock {
+            objects.map { object in
+                let fresh = Unmanaged.passUnretained(object)
+                var registered = object
+                // One hash lookup: the default inserts `fresh` when the key is new.
+                Self.update(&entries[object.objectID.key, default: fresh]) { entry in
+                    guard entry.toOpaque() != fresh.toOpaque() else { return }
+                    if let existing = Self.retainedIfAlive(entry) {
+                        registered = existing
+                    } else {
+                        entry = fresh
+                    }
+                }
+                return registered
+            }
+        }
+    }
+
+    /// Runs `body` on `value` in place (for a dictionary's `modify` accessor).
+    private static func update<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
     /// Every registered object.
     var values: [NSManagedObject] { lock.withLock { entries.values.compactMap(Self.retainedIfAlive) } }
@@ -53,7 +87,7 @@ final class ObjectRegistry {
 
     /// Removes the entry of `id` if it is `object`; returns whether it did. Call with the lock held.
     private func removeLocked(_ object: NSManagedObject, id: NSManagedObjectID) -> Bool {
-        guard let index = entries.index(forKey: id),
+        guard let index = entries.index(forKey: id.key),
               entries.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return false }
         entries.remove(at: index)
         return true
@@ -63,12 +97,18 @@ final class ObjectRegistry {
     /// it, and remembers `id` for ``takeFreedIDs()``. Safe on any thread.
     func removeFreed(_ object: NSManagedObject, id: NSManagedObjectID) {
         lock.withLock {
-            if removeLocked(object, id: id) { freedIDs.append(id) }
+            if removeLocked(object, id: id) { freedIDs.append(id.key) }
         }
     }
 
-    /// The IDs of the objects freed since the last call.
-    func takeFreedIDs() -> [NSManagedObjectID] {
+    /// The keys of `keys` no object is registered under, under one lock. (An object being freed
+    /// still counts until it unregisters; its key then comes back from ``takeFreedIDs()``.)
+    func unregistered(_ keys: [ObjectIDKey]) -> [ObjectIDKey] {
+        lock.withLock { keys.filter { entries[$0] == nil } }
+    }
+
+    /// The keys of the objects freed since the last call.
+    func takeFreedIDs() -> [ObjectIDKey] {
         lock.withLock {
             defer { freedIDs.removeAll() }
             return freedIDs

@@ -12,12 +12,28 @@ struct PendingFaults {
 
     /// Records a new fault.
     mutating func append(_ id: NSManagedObjectID) {
-        let key = ObjectIdentifier(id.entity)
-        byEntity[key, default: []].append(id)
-        if let count = byEntity[key]?.count, count > Self.capacity {
-            byEntity[key]?.removeFirst(count - Self.capacity / 2)
+        append(contentsOf: CollectionOfOne(id))
+    }
+
+    /// Records new faults, in order: one lookup per run of IDs of the same entity (a fetch's
+    /// results usually are one run).
+    mutating func append<C: Collection>(contentsOf ids: C) where C.Element == NSManagedObjectID {
+        var start = ids.startIndex
+        while start != ids.endIndex {
+            let entity = ids[start].entity
+            let end = ids[start...].firstIndex { $0.entity !== entity } ?? ids.endIndex
+            let key = ObjectIdentifier(entity)
+            Self.update(&byEntity[key, default: []]) { list in
+                // Only the last `capacity` of a long run can stay.
+                list.append(contentsOf: ids[start..<end].suffix(Self.capacity))
+                if list.count > Self.capacity { list.removeFirst(list.count - Self.capacity / 2) }
+            }
+            start = end
         }
     }
+
+    /// Runs `body` on `value` in place (for a dictionary's `modify` accessor).
+    private static func update<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
     /// The IDs to load when `fired` fires: `fired`, then recorded IDs of its entity and store
     /// that `isUnloadedFault` accepts. Those and the IDs it rejects leave the list.
@@ -26,8 +42,8 @@ struct PendingFaults {
         let key = ObjectIdentifier(fired.entity)
         guard var list = byEntity[key], !list.isEmpty else { return [fired] }
         let batch = BatchFaulting.batch(firing: fired, candidates: list, limit: limit) { !isUnloadedFault($0) }
-        let taken = Set(batch)
-        list.removeAll { taken.contains($0) || !isUnloadedFault($0) }
+        let taken = Set(batch.lazy.map(\.key))
+        list.removeAll { taken.contains($0.key) || !isUnloadedFault($0) }
         byEntity[key] = list.isEmpty ? nil : list
         return batch
     }

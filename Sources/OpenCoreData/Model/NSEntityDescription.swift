@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An entity of a managed object model: its name, class, properties and place in an
 /// inheritance tree.
 ///
@@ -14,8 +16,24 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity's name, unique within its model.
     @exclusivity(unchecked) open var name: String? {
         willSet { checkMutable() }
-        didSet { managedObjectModel?.entityNamesChanged() }
+        didSet {
+            objectIDNameTokenCache.store(0, ordering: .relaxed)
+            managedObjectModel?.entityNamesChanged()
+        }
     }
+
+    /// The name as a number for object ID keys (``ObjectIDKey``), looked up once per name.
+    /// IDs keep the number their entity had when they were made.
+    var objectIDNameToken: UInt32 {
+        let cached = objectIDNameTokenCache.load(ordering: .relaxed)
+        if cached != 0 { return cached }
+        let token = ObjectIDTokens.entityName(name)
+        objectIDNameTokenCache.store(token, ordering: .relaxed)
+        return token
+    }
+
+    /// ``objectIDNameToken`` once looked up; 0 before.
+    private let objectIDNameTokenCache = Atomic<UInt32>(0)
 
     /// The name of the class that represents the entity's objects. Defaults to `NSManagedObject`.
     open var managedObjectClassName: String! = "NSManagedObject" { willSet { checkMutable() } }

@@ -20,10 +20,10 @@ enum BatchFaulting {
     where S.Element == NSManagedObjectID {
         var batch = [fired]
         guard limit > 1 else { return batch }
-        var seen: Set<NSManagedObjectID> = [fired]
+        var seen: Set<ObjectIDKey> = [fired.key]
         for candidate in candidates {
             guard candidate.entity === fired.entity, candidate.persistentStore === fired.persistentStore,
-                  !candidate.isTemporaryID, !isLoaded(candidate), seen.insert(candidate).inserted else { continue }
+                  !candidate.isTemporaryID, !isLoaded(candidate), seen.insert(candidate.key).inserted else { continue }
             batch.append(candidate)
             if batch.count >= limit { break }
         }

@@ -8,17 +8,23 @@ import Foundation
 /// The store owns one cache; every context of the store's coordinator goes through that store,
 /// so the cache is shared by all of them (Apple's row cache is likewise per coordinator).
 /// It is bounded: past ``capacity`` rows the oldest entries are evicted first, so walking a
-/// million rows in batches keeps memory flat. Thread-safe.
+/// million rows in batches keeps memory flat. Thread-safe. Entries are keyed by the IDs'
+/// ``ObjectIDKey``s.
 final class SQLiteRowCache: @unchecked Sendable {
     /// The most rows kept.
     let capacity: Int
 
+    /// A cached snapshot and when it was read (system uptime), for a context's
+    /// `stalenessInterval`.
+    private struct Entry {
+        var snapshot: ObjectSnapshot
+        var readTime: TimeInterval
+    }
+
     private let lock = NSLock()
-    private var entries: [NSManagedObjectID: ObjectSnapshot] = [:]
-    /// When each entry was read (system uptime), for a context's `stalenessInterval`.
-    private var readTimes: [NSManagedObjectID: TimeInterval] = [:]
+    private var entries: [ObjectIDKey: Entry] = [:]
     /// Insertion order, oldest first from `head`; keys may be stale (removed or re-inserted).
-    private var order: [NSManagedObjectID] = []
+    private var order: [ObjectIDKey] = []
     private var head = 0
     private(set) var hits = 0
     private(set) var misses = 0
@@ -32,7 +38,7 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// The cached snapshot of `objectID` if it was read at `version`; counts a hit or a miss.
     func snapshot(for objectID: NSManagedObjectID, version: Int64) -> ObjectSnapshot? {
         lock.withLock {
-            if let snapshot = entries[objectID], snapshot.version == version {
+            if let snapshot = entries[objectID.key]?.snapshot, snapshot.version == version {
                 hits += 1
                 return snapshot
             }
@@ -51,8 +57,8 @@ final class SQLiteRowCache: @unchecked Sendable {
             var missing: [NSManagedObjectID] = []
             let oldest = maxAge < 0 ? -Double.infinity : ProcessInfo.processInfo.systemUptime - maxAge
             for id in objectIDs {
-                if let snapshot = entries[id], (readTimes[id] ?? -Double.infinity) >= oldest {
-                    found.append(snapshot)
+                if let entry = entries[id.key], entry.readTime >= oldest {
+                    found.append(entry.snapshot)
                 } else {
                     missing.append(id)
                 }
@@ -65,7 +71,7 @@ final class SQLiteRowCache: @unchecked Sendable {
 
     /// Whether `objectID` has a cached snapshot (counts nothing).
     func contains(_ objectID: NSManagedObjectID) -> Bool {
-        lock.withLock { entries[objectID] != nil }
+        lock.withLock { entries[objectID.key] != nil }
     }
 
     /// Keeps `snapshot`, replacing an older one of the same object, and evicts the oldest rows
@@ -76,19 +82,19 @@ final class SQLiteRowCache: @unchecked Sendable {
 
     /// Keeps every snapshot of `snapshots`, under one lock.
     func insert<S: Sequence>(contentsOf snapshots: S) where S.Element == ObjectSnapshot {
-        lock.withLock { for snapshot in snapshots { insertLocked(snapshot) } }
+        let now = ProcessInfo.processInfo.systemUptime
+        lock.withLock { for snapshot in snapshots { insertLocked(snapshot, now: now) } }
     }
 
-    private func insertLocked(_ snapshot: ObjectSnapshot) {
-        if entries.updateValue(snapshot, forKey: snapshot.objectID) == nil {
-            order.append(snapshot.objectID)
+    private func insertLocked(_ snapshot: ObjectSnapshot, now: TimeInterval = ProcessInfo.processInfo.systemUptime) {
+        let key = snapshot.objectID.key
+        if entries.updateValue(Entry(snapshot: snapshot, readTime: now), forKey: key) == nil {
+            order.append(key)
         }
-        readTimes[snapshot.objectID] = ProcessInfo.processInfo.systemUptime
         while entries.count > capacity, head < order.count {
             let oldest = order[head]
             head += 1
             entries.removeValue(forKey: oldest)
-            readTimes.removeValue(forKey: oldest)
         }
         compactOrderIfNeeded()
     }
@@ -96,17 +102,13 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// Forgets `objectIDs` (deleted rows, or rows a save rewrote without a new snapshot).
     func remove<S: Sequence>(_ objectIDs: S) where S.Element == NSManagedObjectID {
         lock.withLock {
-            for objectID in objectIDs {
-                entries.removeValue(forKey: objectID)
-                readTimes.removeValue(forKey: objectID)
-            }
+            for objectID in objectIDs { entries.removeValue(forKey: objectID.key) }
         }
     }
 
     func removeAll() {
         lock.withLock {
             entries.removeAll()
-            readTimes.removeAll()
             order.removeAll()
             head = 0
         }

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+
+/// An object ID as a value: three words, compared and hashed without dynamic dispatch.
+///
+/// Two keys are equal exactly when their IDs are ``NSManagedObjectID/isEqual(_:)``: a permanent
+/// key is the store identifier, the entity name and the primary key; a temporary key is the
+/// entity name and the temporary UUID. Store identifiers and entity names stand as small numbers
+/// (``ObjectIDTokens``), equal strings as equal numbers, so a key never compares or hashes text.
+/// The context's registry and caches and the SQLite row cache are keyed by it.
+struct ObjectIDKey: Hashable, Sendable {
+    /// Store token in the high half, entity token shifted left by one, and bit 0 set for a
+    /// temporary key.
+    private let space: UInt64
+    /// The primary key's bits, or the temporary UUID's first half.
+    private let first: UInt64
+    /// 0, or the temporary UUID's second half.
+    private let second: UInt64
+
+    /// The key of row `primaryKey` of an entity in a store.
+    init(storeToken: UInt32, entityToken: UInt32, primaryKey: Int64) {
+        space = UInt64(storeToken) << 32 | UInt64(entityToken) << 1
+        first = UInt64(bitPattern: primaryKey)
+        second = 0
+    }
+
+    /// The key of a temporary ID.
+    init(temporary uuid: UUID, entityToken: UInt32) {
+        space = UInt64(entityToken) << 1 | 1
+        (first, second) = withUnsafeBytes(of: uuid.uuid) { bytes in
+            (bytes.loadUnaligned(as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+    }
+
+    var isTemporary: Bool { space & 1 != 0 }
+
+    /// The primary key; `nil` for a temporary key.
+    var primaryKey: Int64? { isTemporary ? nil : Int64(bitPattern: first) }
+
+    /// The UUID of a temporary key (meaningless for a permanent one).
+    var temporaryUUID: UUID {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            raw.storeBytes(of: first, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: second, toByteOffset: 8, as: UInt64.self)
+        }
+        return UUID(uuid: bytes)
+    }
+
+    /// The three words folded into one (multiplications by odd constants keep distinct primary
+    /// keys and UUID halves distinct): ``NSManagedObjectID/hash`` and what the hasher gets.
+    var mixedBits: UInt64 {
+        (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ space
+    }
+
+    /// One word for the hasher instead of three.
+    func hash(into hasher: inout Hasher) { hasher.combine(mixedBits) }
+}
+
+/// The numbers standing for store identifiers and entity names in ``ObjectIDKey``s: equal
+/// strings get equal numbers, different strings different ones.
+///
+/// A store identifier's number is held by the ``ObjectIDOrigin``s with that identifier and
+/// forgotten when the last one goes (a process may open many stores over its life); a later
+/// origin with the same identifier gets a new number, which is safe because no ID with the old
+/// one is left. Entity names, a model's small vocabulary, keep their numbers for the life of the
+/// process. Numbers start at 1 (0 means "none").
+enum ObjectIDTokens {
+    private struct StoreEntry {
+        var token: UInt32
+        var holders: Int
+    }
+
+    private struct StoreTable {
+        var entries: [String?: StoreEntry] = [:]
+        var lastToken: UInt32 = 0
+    }
+
+    private struct NameTable {
+        var tokens: [String?: UInt32] = [:]
+    }
+
+    private static let stores = Mutex(StoreTable())
+    private static let entityNames = Mutex(NameTable())
+
+    /// The number of `identifier`, held once more (release it with ``releaseStore(_:)``).
+    static func retainStore(_ identifier: String?) -> UInt32 {
+        stores.withLock { table in
+            if var entry = table.entries[identifier] {
+                entry.holders += 1
+                table.entries[identifier] = entry
+                return entry.token
+            }
+            // Skips 0 on wrap-around (after four billion store identifiers).
+            table.lastToken = table.lastToken == UInt32.max ? 1 : table.lastToken + 1
+            table.entries[identifier] = StoreEntry(token: table.lastToken, holders: 1)
+            return table.lastToken
+        }
+    }
+
+    /// Lets go of one hold on `identifier`'s number; the last one forgets it.
+    static func releaseStore(_ identifier: String?) {
+        stores.withLock { table in
+            guard var entry = table.entries[identifier] else { return }
+            entry.holders -= 1
+            table.entries[identifier] = entry.holders > 0 ? entry : nil
+        }
+    }
+
+    /// How many store identifiers have a number now (for tests).
+    static var storeCount: Int { stores.withLock { $0.entries.count } }
+
+    /// The number of entity name `name` (31 bits, never 0).
+    static func entityName(_ name: String?) -> UInt32 {
+        entityNames.withLock { table in
+            if let token = table.tokens[name] { return token }
+            let token = UInt32(truncatingIfNeeded: table.tokens.count + 1) & 0x7FFF_FFFF
+            table.tokens[name] = token
+            return token
+        }
+    }
+}
