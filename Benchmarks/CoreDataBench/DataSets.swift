@@ -12,6 +12,10 @@ struct Sizes: Codable {
     var w5Rows = 1_000_000
     var w5BatchSize = 500
     var w6Updates = 10_000
+    /// W7: transactions per thread, two threads; each transaction changes 10 items.
+    var w7Transactions = 5_000
+    var w7Threads = 2
+    var w7ItemsPerTransaction = 10
 
     init(scale: Double) {
         func scaled(_ value: Int) -> Int { max(1, Int((Double(value) * scale).rounded())) }
@@ -21,7 +25,11 @@ struct Sizes: Codable {
         w4Parents = scaled(w4Parents)
         w5Rows = scaled(w5Rows)
         w6Updates = min(w2Rows, scaled(w6Updates))
+        w7Transactions = scaled(w7Transactions)
     }
+
+    /// W7's store: every transaction of every thread has items of its own.
+    var w7Rows: Int { w7Threads * w7Transactions * w7ItemsPerTransaction }
 }
 
 /// Builds the store files the workloads read. The schema comes from OpenCoreData's SQLite store
@@ -117,6 +125,15 @@ struct DataSets {
             COMMIT; PRAGMA wal_checkpoint(TRUNCATE);
             """)
         return url
+    }
+
+    /// A copy of the store file `url` (whose WAL was checkpointed) named `name`, for a workload
+    /// that changes its store and must start from the same data on every run.
+    func copy(of url: URL, as name: String) throws -> URL {
+        let copy = directory.appendingPathComponent(name)
+        Self.remove(copy)
+        try FileManager.default.copyItem(at: url, to: copy)
+        return copy
     }
 
     static func createWithOpenCoreData(at url: URL, model: NSManagedObjectModel) throws {

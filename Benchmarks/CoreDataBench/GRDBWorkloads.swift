@@ -160,4 +160,26 @@ enum GRDBWorkloads {
         }
         watch.stop()
     }
+
+    /// A `DatabasePool` shared by two threads, each running `w7Transactions` writes: fetch 10
+    /// item records by a range of `ZA0`, add 1 to `ZA5` (and `Z_OPT`), update them. GRDB runs
+    /// the pool's writes one at a time on its writer connection.
+    static func w7Concurrent(_ url: URL, sizes: Sizes, _ watch: inout Stopwatch) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: benchPragmas) }
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
+        try timedOnThreads(sizes.w7Threads, &watch, setup: { _ in pool }) { thread, pool in
+            let span = Int64(sizes.w7ItemsPerTransaction)
+            for transaction in 0..<sizes.w7Transactions {
+                let lower = RawWorkloads.w7Lower(thread: thread, transaction: transaction, sizes: sizes)
+                try pool.write { db in
+                    for var item in try ItemRecord.filter(Column("ZA0") >= lower && Column("ZA0") < lower + span).fetchAll(db) {
+                        item.a5 += 1
+                        item.version += 1
+                        try item.update(db, columns: ["ZA5", "Z_OPT"])
+                    }
+                }
+            }
+        }
+    }
 }

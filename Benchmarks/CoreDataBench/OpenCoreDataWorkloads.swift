@@ -19,9 +19,16 @@ enum OpenCoreDataWorkloads {
 
     static func w1Insert(_ url: URL, model: NSManagedObjectModel, count: Int, _ watch: inout Stopwatch) throws {
         let context = try open(url, model: model)
+        watch.start()
+        try w1InsertTimed(context, count: count)
+        watch.stop()
+    }
+
+    /// W1's timed part. Not inlined, so that `scripts/bench-callgrind.sh` can count its
+    /// instructions alone (`valgrind --toggle-collect`).
+    @inline(never) static func w1InsertTimed(_ context: NSManagedObjectContext, count: Int) throws {
         let keys = BenchModel.itemKeys
         let total = Int64(count)
-        watch.start()
         try context.performAndWait {
             for pk in 1...total {
                 let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
@@ -29,22 +36,26 @@ enum OpenCoreDataWorkloads {
             }
             try context.save()
         }
-        watch.stop()
     }
 
     static func w2FetchAll(_ url: URL, model: NSManagedObjectModel, _ watch: inout Stopwatch) throws -> Int64 {
         let context = try open(url, model: model)
-        let keys = BenchModel.itemKeys
         watch.start()
-        let sum = try context.performAndWait {
+        let sum = try w2FetchAllTimed(context)
+        watch.stop()
+        return sum
+    }
+
+    /// W2's timed part, not inlined (see ``w1InsertTimed(_:count:)``).
+    @inline(never) static func w2FetchAllTimed(_ context: NSManagedObjectContext) throws -> Int64 {
+        let keys = BenchModel.itemKeys
+        return try context.performAndWait {
             var sum: Int64 = 0
             for item in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")) {
                 for key in keys { sum &+= int(item, key) }
             }
             return sum
         }
-        watch.stop()
-        return sum
     }
 
     static func w3Query(_ url: URL, model: NSManagedObjectModel, rows: Int, queries: Int, _ watch: inout Stopwatch) throws -> Int64 {
@@ -112,5 +123,30 @@ enum OpenCoreDataWorkloads {
             try context.save()
         }
         watch.stop()
+    }
+
+    /// Two private-queue contexts of one coordinator on two threads, each running
+    /// `w7Transactions` transactions: fetch 10 items by a range of the indexed `a0` (disjoint
+    /// between the threads, see ``RawWorkloads/w7Lower(thread:transaction:sizes:)``), add 1 to
+    /// their `a5`, save.
+    static func w7Concurrent(_ url: URL, model: NSManagedObjectModel, sizes: Sizes, _ watch: inout Stopwatch) throws {
+        let coordinator = try open(url, model: model).persistentStoreCoordinator
+        try timedOnThreads(sizes.w7Threads, &watch, setup: { _ in
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            context.undoManager = nil
+            return context
+        }) { thread, context in
+            let span = Int64(sizes.w7ItemsPerTransaction)
+            for transaction in 0..<sizes.w7Transactions {
+                let lower = RawWorkloads.w7Lower(thread: thread, transaction: transaction, sizes: sizes)
+                try context.performAndWait {
+                    let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+                    request.predicate = NSPredicate(format: "a0 >= %@ AND a0 < %@", argumentArray: [NSNumber(value: lower), NSNumber(value: lower + span)])
+                    for item in try context.fetch(request) { item.setValue(int(item, "a5") + 1, forKey: "a5") }
+                    try context.save()
+                }
+            }
+        }
     }
 }

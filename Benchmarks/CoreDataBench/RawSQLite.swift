@@ -48,6 +48,18 @@ final class RawDatabase {
         return statement.int64(0)
     }
 
+    /// Makes a statement that finds the database locked yield the processor and retry, up to
+    /// `busyRetryLimit` times (a few seconds), instead of failing at once with `SQLITE_BUSY`.
+    /// Not `sqlite3_busy_timeout`: it sleeps (1 ms, then longer), which on W7's short
+    /// transactions would measure the sleeps, not the work.
+    func retryWhenBusy() {
+        sqlite3_busy_handler(handle, { _, count in
+            guard count < busyRetryLimit else { return 0 }
+            sched_yield()
+            return 1
+        }, nil)
+    }
+
     var errorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 }
 
@@ -82,6 +94,9 @@ final class RawStatement {
         sqlite3_clear_bindings(handle)
     }
 }
+
+/// How many times ``RawDatabase/retryWhenBusy()`` retries one locked statement.
+let busyRetryLimit: Int32 = 5_000_000
 
 struct BenchError: Error, CustomStringConvertible {
     var description: String

@@ -33,6 +33,13 @@ enum RawWorkloads {
         let db = try open(url)
         let entity = try db.integer("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Item'")
         watch.start()
+        try w1InsertTimed(db, entity: entity, count: count)
+        watch.stop()
+    }
+
+    /// W1's timed part. Not inlined, so that `scripts/bench-callgrind.sh` can count its
+    /// instructions alone (`valgrind --toggle-collect`).
+    @inline(never) static func w1InsertTimed(_ db: RawDatabase, entity: Int64, count: Int) throws {
         try db.execute("BEGIN IMMEDIATE")
         let base = try db.integer("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(entity)")
         let insert = try db.prepare("INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, \(BenchModel.itemColumns.joined(separator: ", "))) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -45,18 +52,23 @@ enum RawWorkloads {
             insert.reset()
         }
         try db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(base + total) WHERE Z_ENT = \(entity); COMMIT")
-        watch.stop()
     }
 
     static func w2FetchAll(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
         let db = try open(url)
         watch.start()
+        let sum = try w2FetchAllTimed(db)
+        watch.stop()
+        return sum
+    }
+
+    /// W2's timed part, not inlined (see ``w1InsertTimed(_:entity:count:)``).
+    @inline(never) static func w2FetchAllTimed(_ db: RawDatabase) throws -> Int64 {
         let select = try db.prepare(itemSelect)
         var sum: Int64 = 0
         while try select.step() {
             for column in 1...10 { sum &+= select.int64(Int32(column)) }
         }
-        watch.stop()
         return sum
     }
 
@@ -126,5 +138,59 @@ enum RawWorkloads {
         }
         try db.execute("COMMIT")
         watch.stop()
+    }
+
+    /// The lower bound of `a0` for transaction `transaction` of thread `thread` in W7: each
+    /// thread has a range of its own (the ranges are disjoint, so no two transactions change the
+    /// same item and no engine meets a merge conflict), and each transaction the next
+    /// `w7ItemsPerTransaction` items of it.
+    static func w7Lower(thread: Int, transaction: Int, sizes: Sizes) -> Int64 {
+        Int64((thread * sizes.w7Transactions + transaction) * sizes.w7ItemsPerTransaction)
+    }
+
+    /// Two connections (WAL, a busy handler that yields and retries) on two threads, each running `w7Transactions`
+    /// transactions: `BEGIN IMMEDIATE`, select 10 items by a range of the indexed `a0`, add 1 to
+    /// their `a5` (bumping `Z_OPT`, as Core Data does), `COMMIT`.
+    static func w7Concurrent(_ url: URL, sizes: Sizes, _ watch: inout Stopwatch) throws {
+        final class Connection {
+            let db: RawDatabase
+            let begin, select, update, commit: RawStatement
+            init(_ url: URL) throws {
+                // The busy handler first: the other thread may hold the lock while this one sets the pragmas.
+                db = try RawDatabase(path: url.path)
+                db.retryWhenBusy()
+                try db.execute(benchPragmas)
+                begin = try db.prepare("BEGIN IMMEDIATE")
+                select = try db.prepare("SELECT Z_PK, Z_OPT, ZA5 FROM ZITEM WHERE ZA0 >= ? AND ZA0 < ?")
+                update = try db.prepare("UPDATE ZITEM SET ZA5 = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?")
+                commit = try db.prepare("COMMIT")
+            }
+        }
+        try timedOnThreads(sizes.w7Threads, &watch, setup: { _ in try Connection(url) }) { thread, connection in
+            var rows: [(pk: Int64, version: Int64, value: Int64)] = []
+            rows.reserveCapacity(sizes.w7ItemsPerTransaction)
+            for transaction in 0..<sizes.w7Transactions {
+                _ = try connection.begin.step()
+                connection.begin.reset()
+                let lower = w7Lower(thread: thread, transaction: transaction, sizes: sizes)
+                connection.select.bind(lower, at: 1)
+                connection.select.bind(lower + Int64(sizes.w7ItemsPerTransaction), at: 2)
+                rows.removeAll(keepingCapacity: true)
+                while try connection.select.step() {
+                    rows.append((connection.select.int64(0), connection.select.int64(1), connection.select.int64(2)))
+                }
+                connection.select.reset()
+                for row in rows {
+                    connection.update.bind(row.value + 1, at: 1)
+                    connection.update.bind(row.version + 1, at: 2)
+                    connection.update.bind(row.pk, at: 3)
+                    connection.update.bind(row.version, at: 4)
+                    _ = try connection.update.step()
+                    connection.update.reset()
+                }
+                _ = try connection.commit.step()
+                connection.commit.reset()
+            }
+        }
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
 import OpenCoreData
 
-// coredata-bench: issue 6's workloads W1–W6, each through raw SQLite (the limit), GRDB records
-// (the peer) and OpenCoreData, in one process (W5 in child processes, to read each engine's peak
-// RSS on its own). Usage:
+// coredata-bench: issues 6 and 13's workloads W1–W8, each through raw SQLite (the limit), GRDB
+// records (the peer) and OpenCoreData, in one process (W5 in child processes, to read each
+// engine's peak RSS on its own). W8 (typed subclasses through NSPersistentContainer) is measured
+// against W1 and W2's OpenCoreData times of the same run, so `--only W8` runs W1 and W2 too.
+// Usage:
 //
 //   swift run -c release coredata-bench [--json] [--output PATH] [--scale 0.1] [--runs 5]
 //                                       [--only W1,W3] [--engines raw,GRDB,OpenCoreData]
@@ -148,12 +150,26 @@ func ratioGoal(_ workload: inout WorkloadResult, _ limit: Double) {
     workload.goalMet = ratio <= limit && workload.checksumsAgree != false
 }
 
-/// `count(*)` and sums of the item table, folded into one number, to compare what engines wrote.
-func itemChecksum(_ url: URL) throws -> Int64 {
+/// `count(*)` and the sums of `columns` of the item table, folded into one number, to compare
+/// what engines wrote.
+func itemChecksum(_ url: URL, columns: [String] = ["ZA0", "ZA5", "ZA9"]) throws -> Int64 {
     let db = try RawDatabase(path: url.path)
-    let statement = try db.prepare("SELECT count(*), total(ZA0), total(ZA5), total(ZA9) FROM ZITEM")
+    let statement = try db.prepare("SELECT count(*), \(columns.map { "total(\($0))" }.joined(separator: ", ")) FROM ZITEM")
     _ = try statement.step()
-    return statement.int64(0) &* 1_000_003 &+ statement.int64(1) &+ statement.int64(2) &+ statement.int64(3)
+    var checksum = statement.int64(0) &* 1_000_003
+    for column in columns.indices { checksum &+= statement.int64(Int32(column + 1)) }
+    return checksum
+}
+
+/// W8's goal: OpenCoreData's median through typed subclasses within 10 % of its median through
+/// key-value access in `baseline` (W1 or W2 of the same run). The ratio is added to the goal.
+func typedGoal(_ workload: inout WorkloadResult, baseline: WorkloadResult?) {
+    let key = Engine.openCoreData.rawValue
+    guard let typed = workload.results[key], typed.error == nil, let ours = typed.median,
+          let base = baseline?.results[key], base.error == nil, let theirs = base.median, theirs > 0 else { return }
+    let ratio = ours / theirs
+    workload.goal += String(format: " (%.2f×)", ratio)
+    workload.goalMet = ratio <= 1.10 && workload.checksumsAgree != false
 }
 
 func runBenchmarks(_ options: Options) throws {
@@ -163,9 +179,13 @@ func runBenchmarks(_ options: Options) throws {
     defer { try? FileManager.default.removeItem(at: directory) }
     let model = sets.model
     let machine = MachineInfo()
-    func wanted(_ id: String) -> Bool { options.only?.contains(id) ?? true }
+    func wanted(_ id: String) -> Bool {
+        guard let only = options.only else { return true }
+        return only.contains(id) || (only.contains("W8") && (id == "W1" || id == "W2"))
+    }
     var workloads: [WorkloadResult] = []
 
+    var w1: WorkloadResult?
     if wanted("W1") {
         var w = measure("W1", "insert \(sizes.w1Inserts) × 10 Int64, one save", goal: "≤ 2.5× raw, < GRDB", options: options, sets: sets) { engine, run, watch, _ in
             let url = try sets.newStore("w1-\(engine.rawValue)-\(run).sqlite")
@@ -182,6 +202,7 @@ func runBenchmarks(_ options: Options) throws {
            let grdb = w.results[Engine.grdb.rawValue]?.median {
             w.goalMet = ours < grdb
         }
+        w1 = w
         workloads.append(w)
     }
 
@@ -200,6 +221,32 @@ func runBenchmarks(_ options: Options) throws {
         }
         ratioGoal(&w, 2.0)
         workloads.append(w)
+
+        // W8 right after W2, on the same, still unchanged store (W6 changes it).
+        if wanted("W8") {
+            let typedModel = TypedWorkloads.makeModel()
+            var insert = measure("W8a", "insert \(sizes.w1Inserts) × 10 Int64, one save: container, @Managed", goal: "≤ 1.1× W1 OpenCoreData", options: options, sets: sets) { engine, run, watch, _ in
+                let url = try sets.newStore("w8-\(engine.rawValue)-\(run).sqlite")
+                defer { DataSets.remove(url) }
+                switch engine {
+                case .raw: try RawWorkloads.w1Insert(url, count: sizes.w1Inserts, &watch)
+                case .grdb: try GRDBWorkloads.w1Insert(url, count: sizes.w1Inserts, &watch)
+                case .openCoreData: try TypedWorkloads.w8Insert(url, model: typedModel, count: sizes.w1Inserts, &watch)
+                }
+                return try itemChecksum(url)
+            }
+            typedGoal(&insert, baseline: w1)
+            workloads.append(insert)
+            var fetch = measure("W8b", "fetch \(sizes.w2Rows), read every attribute: container, @Managed", goal: "≤ 1.1× W2 OpenCoreData", options: options, sets: sets) { engine, _, watch, _ in
+                switch engine {
+                case .raw: return try RawWorkloads.w2FetchAll(url, &watch)
+                case .grdb: return try GRDBWorkloads.w2FetchAll(url, &watch)
+                case .openCoreData: return try TypedWorkloads.w8Fetch(url, model: typedModel, &watch)
+                }
+            }
+            typedGoal(&fetch, baseline: w)
+            workloads.append(fetch)
+        }
     }
 
     var bigStore: URL?
@@ -236,20 +283,22 @@ func runBenchmarks(_ options: Options) throws {
 
     if wanted("W5"), let url = bigStore {
         let rows = max(sizes.w3Rows, sizes.w5Rows)
-        var w = measure("W5", "walk \(rows) with fetchBatchSize \(sizes.w5BatchSize) (child process)", goal: "peak RSS ≤ 100 MB", options: options, sets: sets) { engine, _, watch, rss in
+        var w = measure("W5", "walk \(rows) with fetchBatchSize \(sizes.w5BatchSize) (child process)", goal: "≤ 5× raw, peak RSS ≤ 100 MB", options: options, sets: sets) { engine, _, watch, rss in
             let report = try spawnChild(engine: engine, database: url, batchSize: sizes.w5BatchSize)
             rss = report.peakRSSMegabytes
             watch = Stopwatch(nanoseconds: UInt64(report.seconds * 1e9))
             return report.checksum
         }
-        if let rss = w.results[Engine.openCoreData.rawValue], rss.error == nil, let peak = rss.medianRSS {
-            w.goalMet = peak <= 100 && w.checksumsAgree != false
+        ratioGoal(&w, 5.0)
+        if w.goalMet != nil {
+            let peak = w.results[Engine.openCoreData.rawValue]?.medianRSS
+            w.goalMet = w.goalMet == true && peak.map { $0 <= 100 } == true
         }
         workloads.append(w)
     }
 
     if wanted("W6"), let url = w2Store {
-        var w = measure("W6", "update a1 of \(sizes.w6Updates), one save", goal: "≤ 2.5× raw", options: options, sets: sets) { engine, run, watch, _ in
+        var w = measure("W6", "update a1 of \(sizes.w6Updates), one save", goal: "≤ 2.0× raw", options: options, sets: sets) { engine, run, watch, _ in
             let token = Int64(1_000_000 + run * 10 + (Engine.allCases.firstIndex(of: engine) ?? 0))
             switch engine {
             case .raw: try RawWorkloads.w6Update(url, count: sizes.w6Updates, token: token, &watch)
@@ -258,9 +307,28 @@ func runBenchmarks(_ options: Options) throws {
             }
             return try RawDatabase(path: url.path).integer("SELECT count(*) FROM ZITEM WHERE ZA1 = \(token)")
         }
-        ratioGoal(&w, 2.5)
+        ratioGoal(&w, 2.0)
         workloads.append(w)
     }
+
+    if wanted("W7") {
+        FileHandle.standardError.write(Data("building \(sizes.w7Rows) items\n".utf8))
+        let template = try sets.itemStore("w7.sqlite", count: sizes.w7Rows)
+        let title = "\(sizes.w7Threads) threads × \(sizes.w7Transactions) transactions: fetch \(sizes.w7ItemsPerTransaction), change 1 attribute, save"
+        var w = measure("W7", title, goal: "≤ 3× raw", options: options, sets: sets) { engine, run, watch, _ in
+            let url = try sets.copy(of: template, as: "w7-\(engine.rawValue)-\(run).sqlite")
+            defer { DataSets.remove(url) }
+            switch engine {
+            case .raw: try RawWorkloads.w7Concurrent(url, sizes: sizes, &watch)
+            case .grdb: try GRDBWorkloads.w7Concurrent(url, sizes: sizes, &watch)
+            case .openCoreData: try OpenCoreDataWorkloads.w7Concurrent(url, model: model, sizes: sizes, &watch)
+            }
+            return try itemChecksum(url, columns: ["ZA0", "ZA5", "Z_OPT"])
+        }
+        ratioGoal(&w, 3.0)
+        workloads.append(w)
+    }
+    workloads.sort { $0.id < $1.id }
 
     let table = TableFormatter.render(workloads, machine: machine, runs: options.runs, scale: options.scale)
     print(table)

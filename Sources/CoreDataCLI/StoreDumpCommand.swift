@@ -95,10 +95,10 @@ enum StoreDump {
         var attributes: [(String, JSONValue)] = []
         for (name, attribute) in entity.attributesByName.sorted(by: { $0.key < $1.key }) where !attribute.isTransient {
             if let decoding = decodingAttributes[name], decoding.attributeType == .transformableAttributeType,
-               let data = snapshot.values[name] as? Data {
+               let data = snapshot[name] as? Data {
                 attributes.append((name, transformable(data, decoding)))
             } else {
-                attributes.append((name, value(snapshot.values[name])))
+                attributes.append((name, value(snapshot[name])))
             }
         }
         var relationships: [(String, JSONValue)] = []
@@ -108,7 +108,7 @@ enum StoreDump {
                 var uris = ids.map { $0.uriRepresentation().absoluteString }
                 if !relationship.isOrdered { uris.sort() }
                 relationships.append((name, .array(uris.map(JSONValue.string))))
-            } else if let id = snapshot.values[name] as? NSManagedObjectID {
+            } else if let id = snapshot[name] as? NSManagedObjectID {
                 relationships.append((name, .string(id.uriRepresentation().absoluteString)))
             } else {
                 relationships.append((name, .null))

@@ -76,7 +76,7 @@ extension ObjectSnapshot {
         var copy = self
         copy.objectID = map(objectID)
         for (key, value) in values {
-            if let id = value as? NSManagedObjectID { copy.values[key] = map(id) }
+            if let id = value as? NSManagedObjectID { copy[key] = map(id) }
         }
         for (key, ids) in toMany { copy.toMany[key] = ids.map(map) }
         return copy

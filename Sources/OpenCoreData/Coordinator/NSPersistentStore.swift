@@ -187,7 +187,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
             if relationship.isToMany {
                 result.destinations[source.objectID] = try source.toMany[relationship.name]
                     ?? relatedObjectIDs(for: relationship, of: source.objectID)
-            } else if let destination = source.values[relationship.name] as? NSManagedObjectID {
+            } else if let destination = source[relationship.name] as? NSManagedObjectID {
                 result.destinations[source.objectID] = [destination]
             }
         }

@@ -317,7 +317,7 @@ extension NSPersistentStoreCoordinator {
     private func checkSameStore(_ snapshot: ObjectSnapshot, store: NSPersistentStore) throws {
         var destinations: [(String, NSManagedObjectID)] = []
         for (key, relationship) in snapshot.objectID.entity.relationshipsByName where !relationship.isToMany {
-            if let id = snapshot.values[key] as? NSManagedObjectID { destinations.append((key, id)) }
+            if let id = snapshot[key] as? NSManagedObjectID { destinations.append((key, id)) }
         }
         for (key, ids) in snapshot.toMany { destinations += ids.map { (key, $0) } }
         for (key, id) in destinations where !id.isTemporaryID && id.storeIdentifier != store.identifier {

@@ -16,17 +16,74 @@
 /// - ``version`` is the optimistic-locking version (`Z_OPT`): 1 after the first save, incremented
 ///   by every save that changes the object.
 public struct ObjectSnapshot: @unchecked Sendable {
-    public var objectID: NSManagedObjectID
-    public var values: [String: Any]
+    public var objectID: NSManagedObjectID {
+        didSet { if objectID.entity !== oldValue.entity { relayout() } }
+    }
     public var toMany: [String: [NSManagedObjectID]]
     public var version: Int64
+
+    /// Where each value lives: the layout of the ID's entity.
+    private(set) var layout: EntityLayout
+    /// Persistent attributes and to-one destination IDs, by slot (see ``EntityLayout``):
+    /// shared copy-on-write with the row cache and the objects loaded from it.
+    var slots: SlotValues
+    /// Values under keys that are no attribute or relationship of the entity (kept as given).
+    private var extras: [String: Any] = [:]
 
     public init(objectID: NSManagedObjectID, values: [String: Any] = [:],
                 toMany: [String: [NSManagedObjectID]] = [:], version: Int64 = 0) {
         self.objectID = objectID
-        self.values = values
+        self.layout = objectID.entity.layout
+        self.slots = layout.emptyValues
         self.toMany = toMany
         self.version = version
+        for (key, value) in values { self[key] = value }
+    }
+
+    /// A snapshot whose values are `slots`, laid out by `layout` (the layout of the ID's entity).
+    init(objectID: NSManagedObjectID, layout: EntityLayout, slots: SlotValues,
+         toMany: [String: [NSManagedObjectID]] = [:], version: Int64) {
+        self.objectID = objectID
+        self.layout = layout
+        self.slots = slots
+        self.toMany = toMany
+        self.version = version
+    }
+
+    /// Persistent attributes and to-one destinations (as IDs) by name; a missing key means nil.
+    ///
+    /// A view: reading builds a dictionary and setting replaces every value. Stores and code
+    /// that read or set one value use ``subscript(_:)``, which costs no dictionary.
+    public var values: [String: Any] {
+        get {
+            var result = extras
+            for slot in 0..<layout.count { if let value = slots[slot] { result[layout.properties[slot].name] = value } }
+            return result
+        }
+        set {
+            slots = layout.emptyValues
+            extras = [:]
+            for (key, value) in newValue { self[key] = value }
+        }
+    }
+
+    /// The value of the persistent attribute or to-one relationship (its destination's ID)
+    /// named `key`; nil when it has none.
+    public subscript(key: String) -> Any? {
+        get {
+            if let slot = layout.slot(forKey: key) { return slots[slot] }
+            return extras[key]
+        }
+        set {
+            if let slot = layout.slot(forKey: key) { slots[slot] = newValue } else { extras[key] = newValue }
+        }
+    }
+
+    /// Moves the values to the layout of a new ID's entity, by name.
+    private mutating func relayout() {
+        let old = values
+        layout = objectID.entity.layout
+        values = old
     }
 }
 
@@ -81,9 +138,9 @@ extension ObjectSnapshot {
             let after = new.toMany[property.name] ?? []
             return relationship.isOrdered ? before != after : Set(before) != Set(after)
         case is NSRelationshipDescription:
-            return old.values[property.name] as? NSManagedObjectID != new.values[property.name] as? NSManagedObjectID
+            return old[property.name] as? NSManagedObjectID != new[property.name] as? NSManagedObjectID
         default:
-            let before = old.values[property.name], after = new.values[property.name]
+            let before = old[property.name], after = new[property.name]
             if let before, let after, let same = ValueComparison.sameTypeEqual(before, after) { return !same }
             return !ValueComparison.isEqualConstant(before, after)
         }

@@ -4,12 +4,22 @@
 /// Kept in one side object so that a fault (an ID and a context) stays small: walking a million
 /// objects with `fetchBatchSize` keeps a million faults alive in the result array.
 final class ManagedObjectState {
-    /// Current values by property name (see ``NSManagedObject/storage``).
-    var storage: [String: Any] = [:]
+    /// Where each property's value is in ``values``.
+    private(set) var layout: EntityLayout
+    /// Current values by slot (see ``NSManagedObject/storedValue(at:)``); loaded from a snapshot
+    /// they share its buffer until the first change.
+    var values: SlotValues
+    /// The slots written since the values were last loaded or saved (a superset of those that
+    /// differ from ``committedSnapshot``).
+    var changed = ChangedSlots()
     /// The snapshot last read from or saved to a store.
     var committedSnapshot: ObjectSnapshot?
-    /// Old values of the keys changed in the current event.
-    var eventChanges: [String: Any] = [:]
+    /// Old values of the slots changed in the current event, in the order first changed.
+    var eventChanges: [EventChange] = []
+    /// The context's ``NSManagedObjectContext/listEpoch`` when a change last found the object in
+    /// its inserted or updated list (0: not known): until the lists change, further changes
+    /// need not look again.
+    var listedEpoch: UInt64 = 0
     /// Results of fetched properties.
     var fetchedPropertyResults: [String: [Any]] = [:]
     /// The snapshot a fetch read for this fault, loaded when it fires (the fault's own entry of
@@ -20,7 +30,34 @@ final class ManagedObjectState {
     /// Whether `awakeFromInsert()` already ran.
     var didAwakeFromInsert = false
 
-    init(isFault: Bool) {
+    init(isFault: Bool, layout: EntityLayout) {
         self.isFault = isFault
+        self.layout = layout
+        self.values = layout.emptyValues
     }
+
+    /// Whether no slot holds a value.
+    var hasNoValues: Bool { !values.contains { $0 != nil } }
+
+    /// Moves the values to `newLayout` by property name: the entity changed while its model was
+    /// still editable.
+    func relayout(to newLayout: EntityLayout) {
+        var moved = newLayout.emptyValues
+        for slot in 0..<layout.count {
+            if let value = values[slot], let target = newLayout.slot(forKey: layout.properties[slot].name) { moved[target] = value }
+        }
+        eventChanges = eventChanges.compactMap { change in
+            newLayout.slot(forKey: layout.properties[change.slot].name).map { EventChange(slot: $0, old: change.old) }
+        }
+        layout = newLayout
+        values = moved
+        changed = ChangedSlots()
+        for slot in 0..<newLayout.count { changed.insert(slot) }
+    }
+}
+
+/// One slot's value before the current event first changed it.
+struct EventChange {
+    let slot: Int
+    let old: Any?
 }

@@ -9,18 +9,26 @@ extension NSManagedObject {
     public func changedValues() -> [String: Any] {
         guard !faultFlag else { return [:] }
         var result: [String: Any] = [:]
-        for property in entity.properties where !property.isTransient && !(property is NSFetchedPropertyDescription) {
-            if differsFromCommitted(property) { result[property.name] = read(property) ?? NSNull() }
-        }
+        for slot in changedPersistentSlots() { result[layout.properties[slot].name] = read(slot: slot) ?? NSNull() }
         return result
     }
 
     /// Whether any persistent property differs from its last fetched or saved value.
     public var hasPersistentChangedValues: Bool {
-        guard !faultFlag else { return false }
-        return entity.properties.contains { property in
-            !property.isTransient && !(property is NSFetchedPropertyDescription) && differsFromCommitted(property)
-        }
+        guard !faultFlag, let state else { return false }
+        let layout = state.layout
+        for slot in 0..<layout.count where !layout.isTransient[slot] && differsFromCommitted(slot: slot) { return true }
+        return false
+    }
+
+    /// The slots of the persistent properties whose value differs from the last fetched or saved
+    /// one: only slots written since are compared. Empty for a fault.
+    func changedPersistentSlots() -> [Int] {
+        guard !faultFlag, let state else { return [] }
+        let layout = state.layout
+        var slots: [Int] = []
+        for slot in 0..<layout.count where !layout.isTransient[slot] && differsFromCommitted(slot: slot) { slots.append(slot) }
+        return slots
     }
 
     /// The last fetched or saved values of `keys` (all persistent properties when nil); empty for
@@ -37,9 +45,9 @@ extension NSManagedObject {
                 let objects = ids.map { context.object(with: $0) }
                 result[relationship.name] = relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects)
             case is NSRelationshipDescription:
-                result[property.name] = (committed.values[property.name] as? NSManagedObjectID).map { context.object(with: $0) } ?? NSNull()
+                result[property.name] = (committed[property.name] as? NSManagedObjectID).map { context.object(with: $0) } ?? NSNull()
             case is NSAttributeDescription:
-                result[property.name] = committed.values[property.name] ?? NSNull()
+                result[property.name] = committed[property.name] ?? NSNull()
             default:
                 break
             }
@@ -51,8 +59,11 @@ extension NSManagedObject {
     /// before that event (`NSNull` for nil).
     public func changedValuesForCurrentEvent() -> [String: Any] {
         var result: [String: Any] = [:]
-        for (key, old) in eventChanges {
-            if let relationship = entity.relationshipsByName[key], relationship.isToMany {
+        let layout = self.layout
+        for change in eventChanges {
+            let key = layout.properties[change.slot].name
+            let old = change.old
+            if layout.kinds[change.slot] == .toMany, let relationship = layout.properties[change.slot] as? NSRelationshipDescription {
                 let list = (old as? ObjectList) ?? ObjectList()
                 result[key] = relationship.isOrdered ? NSOrderedSet(array: list.objects) : list.set
             } else {
@@ -65,22 +76,34 @@ extension NSManagedObject {
     /// Whether the current value of `property` differs from the committed snapshot (a new
     /// object counts every value as changed).
     func differsFromCommitted(_ property: NSPropertyDescription) -> Bool {
-        let committed = committedSnapshot
-        switch property {
-        case let relationship as NSRelationshipDescription where relationship.isToMany:
-            if isToManyFault(relationship.name) { return false }
-            let current = toManyList(relationship.name).objects.map(\.objectID)
+        guard let slot = slot(forKey: property.name) else { return false }
+        return differsFromCommitted(slot: slot)
+    }
+
+    /// ``differsFromCommitted(_:)`` by slot. A slot not written since the values were loaded or
+    /// saved is unchanged without comparing.
+    func differsFromCommitted(slot: Int) -> Bool {
+        guard let state else { return false }
+        let committed = state.committedSnapshot
+        if committed != nil && !state.changed.contains(slot) { return false }
+        let layout = state.layout
+        switch layout.kinds[slot] {
+        case .toMany:
+            let name = layout.properties[slot].name
+            if isToManyFault(name) { return false }
+            let current = toManyList(at: slot).objects.map(\.objectID)
             guard let committed else { return !current.isEmpty }
-            let old = committed.toMany[relationship.name] ?? []
+            let old = committed.toMany[name] ?? []
+            let relationship = unsafeDowncast(layout.properties[slot], to: NSRelationshipDescription.self)
             return relationship.isOrdered ? current != old : Set(current) != Set(old)
-        case is NSRelationshipDescription:
-            let current = (storage[property.name] as? NSManagedObject)?.objectID
+        case .toOne:
+            let current = (state.values[slot] as? NSManagedObject)?.objectID
             guard let committed else { return current != nil }
-            return current != committed.values[property.name] as? NSManagedObjectID
-        default:
-            let current = storage[property.name]
+            return current != committed[layout.properties[slot].name] as? NSManagedObjectID
+        case .attribute:
+            let current = state.values[slot]
             guard let committed else { return current != nil }
-            let old = committed.values[property.name]
+            let old = committed.layout === layout ? committed.slots[slot] : committed[layout.properties[slot].name]
             // Values loaded or set keep their attribute's Swift type: compare those directly.
             if let current, let old, let same = ValueComparison.sameTypeEqual(current, old) { return !same }
             return !ValueComparison.isEqualConstant(current, old)

@@ -15,29 +15,45 @@ extension NSManagedObject {
     /// it is read from the store (one query) the first time it is read or changed
     /// (``toManyList(_:)``).
     ///
-    /// The snapshot's values become the storage as they are (shared until the first change), so
-    /// loading an object of attributes costs no per-attribute work.
+    /// The snapshot's values become the object's as they are (one buffer, shared until the
+    /// first change), so loading an object of attributes costs no per-attribute work.
     func load(_ snapshot: ObjectSnapshot, in context: NSManagedObjectContext) {
-        var values = snapshot.values
-        for property in entity.properties {
-            if property.isTransient {
-                if let value = storage[property.name] { values[property.name] = value }
-                continue
+        let layout = snapshot.layout
+        let state: ManagedObjectState
+        if let existing = self.state, existing.layout === layout {
+            state = existing
+        } else {
+            let previous = self.state
+            state = ManagedObjectState(isFault: true, layout: layout)
+            if let previous {
+                state.didAwakeFromInsert = previous.didAwakeFromInsert
+                state.eventChanges = previous.eventChanges
+                if previous.layout !== layout { previous.relayout(to: layout) }
+                state.values = previous.values
             }
-            guard let relationship = property as? NSRelationshipDescription else { continue }
-            if relationship.isToMany {
-                values[relationship.name] = snapshot.toMany[relationship.name].map { ids in
-                    ObjectList(ids.map { context.object(with: $0) })
+            self.state = state
+        }
+        if layout.transientSlots.isEmpty && layout.relationshipSlots.isEmpty {
+            state.values = snapshot.slots
+        } else {
+            let current = state.values
+            state.values = snapshot.slots
+            for slot in layout.transientSlots { state.values[slot] = current[slot] }
+            for slot in layout.relationshipSlots where !layout.isTransient[slot] {
+                if layout.kinds[slot] == .toMany {
+                    state.values[slot] = snapshot.toMany[layout.properties[slot].name].map { ids in
+                        ObjectList(ids.map { context.object(with: $0) })
+                    }
+                } else if let id = snapshot.slots[slot] as? NSManagedObjectID {
+                    state.values[slot] = context.object(with: id)
                 }
-            } else if let id = snapshot.values[relationship.name] as? NSManagedObjectID {
-                values[relationship.name] = context.object(with: id)
             }
         }
-        storage = values
-        fetchedSnapshot = nil
-        committedSnapshot = snapshot
-        faultFlag = false
-        fetchedPropertyResults = [:]
+        state.changed.removeAll()
+        state.fetchedSnapshot = nil
+        state.committedSnapshot = snapshot
+        state.isFault = false
+        state.fetchedPropertyResults = [:]
     }
 
     /// Drops the persistent values and becomes a fault (hooks around). A fault left with no
@@ -45,16 +61,20 @@ extension NSManagedObject {
     func turnIntoFault(keepingTransients: Bool = true) {
         willTurnIntoFault()
         if let state {
-            if keepingTransients, entity.properties.contains(where: \.isTransient) {
-                for property in entity.properties where !property.isTransient { state.storage[property.name] = nil }
+            let layout = state.layout
+            if keepingTransients, !layout.transientSlots.isEmpty {
+                let current = state.values
+                state.values = layout.emptyValues
+                for slot in layout.transientSlots { state.values[slot] = current[slot] }
             } else {
-                state.storage = [:]
+                state.values = layout.emptyValues
             }
+            state.changed.removeAll()
             state.fetchedPropertyResults = [:]
-            state.eventChanges = [:]
+            state.eventChanges = []
             state.fetchedSnapshot = nil
             state.isFault = true
-            if state.storage.isEmpty && !state.didAwakeFromInsert { self.state = nil }
+            if !state.didAwakeFromInsert && state.hasNoValues { self.state = nil }
         }
         didTurnIntoFault()
     }
@@ -65,25 +85,22 @@ extension NSManagedObject {
     ///
     /// Attribute values are taken as stored: every setter keeps values converted by
     /// ``PropertyValueCoercion/stored(_:for:)`` (and validation passed before a save), so the
-    /// storage is shared with the snapshot and only relationships and transient keys are
+    /// values are shared with the snapshot and only relationships and transient slots are
     /// rewritten.
     func persistentSnapshot() -> ObjectSnapshot {
-        var snapshot = ObjectSnapshot(objectID: objectID, values: storage, version: committedSnapshot?.version ?? 0)
-        for property in entity.properties {
-            switch property {
-            case let relationship as NSRelationshipDescription where !relationship.isTransient:
-                if relationship.isToMany {
-                    snapshot.values.removeValue(forKey: relationship.name)
-                    // A relationship fault is unchanged: the store keeps what it has.
-                    guard !isToManyFault(relationship.name) else { continue }
-                    snapshot.toMany[relationship.name] = toManyList(relationship.name).objects.map(\.objectID)
-                } else if let destination = storage[relationship.name] as? NSManagedObject {
-                    snapshot.values[relationship.name] = destination.objectID
-                }
-            case is NSAttributeDescription where !property.isTransient:
-                continue
-            default:
-                if storage[property.name] != nil { snapshot.values.removeValue(forKey: property.name) }
+        let layout = self.layout
+        var snapshot = ObjectSnapshot(objectID: objectID, layout: layout, slots: state?.values ?? layout.emptyValues,
+                                      version: committedSnapshot?.version ?? 0)
+        for slot in layout.transientSlots where snapshot.slots[slot] != nil { snapshot.slots[slot] = nil }
+        for slot in layout.relationshipSlots where !layout.isTransient[slot] {
+            if layout.kinds[slot] == .toMany {
+                if snapshot.slots[slot] != nil { snapshot.slots[slot] = nil }
+                let name = layout.properties[slot].name
+                // A relationship fault is unchanged: the store keeps what it has.
+                guard !isToManyFault(name) else { continue }
+                snapshot.toMany[name] = toManyList(at: slot).objects.map(\.objectID)
+            } else if let destination = snapshot.slots[slot] as? NSManagedObject {
+                snapshot.slots[slot] = destination.objectID
             }
         }
         return snapshot

@@ -36,11 +36,17 @@ extension NSManagedObject: KeyValueCoding {
 
     /// The throwing form of ``setValue(_:forKey:)``. Not in Apple's API.
     public func setValueThrowing(_ value: Any?, forKey key: String) throws {
-        guard let property = entity.propertiesByName[key] else { throw unknownKey(key) }
+        guard let slot = slot(forKey: key) else {
+            guard entity.propertiesByName[key] != nil else { throw unknownKey(key) }
+            throw ManagedObjectAccessError.readOnlyProperty(entity: entity.name ?? "?", key: key)
+        }
         checkConcurrency("setValue(_:forKey: \"\(key)\")")
         let value = ValueComparison.unwrap(value).flatMap { ValueComparison.isNSNull($0) ? nil : $0 }
-        switch property {
-        case let attribute as NSAttributeDescription:
+        let layout = self.layout
+        switch layout.kinds[slot] {
+        case .attribute:
+            // Safe: the slot's kind says it is an attribute.
+            let attribute = unsafeDowncast(layout.properties[slot], to: NSAttributeDescription.self)
             if value == nil, !attribute.isOptional, ManagedValueConversion.isScalar(attribute) {
                 willChangeValue(forKey: key)
                 setNilValueForKey(key)
@@ -50,24 +56,22 @@ extension NSManagedObject: KeyValueCoding {
             // A value of the wrong type or out of range is kept as given: validation reports it
             // at save (1550, 1610, 1620), as Core Data does.
             willChangeValue(forKey: key)
-            setStoredValue(value.map { PropertyValueCoercion.stored($0, for: attribute) }, forKey: key, property: attribute)
+            setStoredValue(value.map { PropertyValueCoercion.stored($0, for: attribute) }, at: slot)
             didChangeValue(forKey: key)
-        case let relationship as NSRelationshipDescription:
-            if relationship.isToMany {
-                guard let objects = ManagedValueConversion.objects(in: value) else {
-                    throw ManagedObjectAccessError.unacceptableRelationshipValue(
-                        entity: entity.name ?? "?", key: key, given: ValueComparison.typeName(value))
-                }
-                try replaceToMany(relationship, with: objects)
-            } else {
-                guard value == nil || value is NSManagedObject else {
-                    throw ManagedObjectAccessError.unacceptableRelationshipValue(
-                        entity: entity.name ?? "?", key: key, given: ValueComparison.typeName(value))
-                }
-                try setToOne(relationship, to: value as? NSManagedObject)
+        case .toMany:
+            let relationship = unsafeDowncast(layout.properties[slot], to: NSRelationshipDescription.self)
+            guard let objects = ManagedValueConversion.objects(in: value) else {
+                throw ManagedObjectAccessError.unacceptableRelationshipValue(
+                    entity: entity.name ?? "?", key: key, given: ValueComparison.typeName(value))
             }
-        default:
-            throw ManagedObjectAccessError.readOnlyProperty(entity: entity.name ?? "?", key: key)
+            try replaceToMany(relationship, with: objects)
+        case .toOne:
+            let relationship = unsafeDowncast(layout.properties[slot], to: NSRelationshipDescription.self)
+            guard value == nil || value is NSManagedObject else {
+                throw ManagedObjectAccessError.unacceptableRelationshipValue(
+                    entity: entity.name ?? "?", key: key, given: ValueComparison.typeName(value))
+            }
+            try setToOne(relationship, to: value as? NSManagedObject)
         }
     }
 
@@ -122,27 +126,39 @@ extension NSManagedObject: KeyValueCoding {
 
     /// Reads a property without access hooks, firing the fault for persistent properties.
     func read(_ property: NSPropertyDescription) -> Any? {
-        switch property {
-        case let relationship as NSRelationshipDescription:
-            fireFaultIfNeeded()
-            if relationship.isToMany {
-                let list = toManyList(relationship.name)
-                return relationship.isOrdered ? NSOrderedSet(array: list.objects) : list.set
-            }
-            return storage[relationship.name] as? NSManagedObject
-        case let fetched as NSFetchedPropertyDescription:
-            return fetchedPropertyValue(fetched)
-        default:
-            if !property.isTransient { fireFaultIfNeeded() }
-            return storage[property.name]
+        if let fetched = property as? NSFetchedPropertyDescription { return fetchedPropertyValue(fetched) }
+        guard let slot = slot(forKey: property.name) else { return nil }
+        return read(slot: slot)
+    }
+
+    /// Reads the value in `slot` without access hooks, firing the fault for persistent properties.
+    @inline(__always)
+    func read(slot: Int) -> Any? {
+        if !layout.isTransient[slot] { fireFaultIfNeeded() }
+        let layout = self.layout
+        switch layout.kinds[slot] {
+        case .attribute:
+            return storedValue(at: slot)
+        case .toOne:
+            return storedValue(at: slot) as? NSManagedObject
+        case .toMany:
+            let list = toManyList(at: slot)
+            return unsafeDowncast(layout.properties[slot], to: NSRelationshipDescription.self).isOrdered
+                ? NSOrderedSet(array: list.objects) : list.set
         }
     }
 
     /// The destinations of a to-many relationship as stored (fault already fired by the caller);
     /// a relationship fault is read from the store first.
     func toManyList(_ key: String) -> ObjectList {
-        if let list = storage[key] as? ObjectList { return list }
-        return fulfillToManyFault(key) ?? ObjectList()
+        guard let slot = slot(forKey: key) else { return ObjectList() }
+        return toManyList(at: slot)
+    }
+
+    /// ``toManyList(_:)`` by slot.
+    func toManyList(at slot: Int) -> ObjectList {
+        if let list = storedValue(at: slot) as? ObjectList { return list }
+        return fulfillToManyFault(layout.properties[slot].name) ?? ObjectList()
     }
 
     func primitiveStoredValue(forKey key: String) -> Any? {
@@ -151,33 +167,44 @@ extension NSManagedObject: KeyValueCoding {
     }
 
     func setPrimitiveStoredValue(_ value: Any?, forKey key: String) {
-        guard let property = entity.propertiesByName[key] else { preconditionFailure("\(unknownKey(key))") }
+        guard let slot = slot(forKey: key) else {
+            if entity.propertiesByName[key] == nil { preconditionFailure("\(unknownKey(key))") }
+            return  // a fetched property: nothing to store
+        }
         let value = ValueComparison.unwrap(value).flatMap { ValueComparison.isNSNull($0) ? nil : $0 }
-        if !property.isTransient { fireFaultIfNeeded() }
-        if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+        let layout = self.layout
+        if !layout.isTransient[slot] { fireFaultIfNeeded() }
+        switch layout.kinds[slot] {
+        case .toMany:
             guard let objects = ManagedValueConversion.objects(in: value) else {
                 preconditionFailure("\(ManagedObjectAccessError.unacceptableRelationshipValue(entity: entity.name ?? "?", key: key, given: ValueComparison.typeName(value)))")
             }
-            setStoredValue(ObjectList(objects), forKey: key)
-        } else if let attribute = property as? NSAttributeDescription, let value {
-            setStoredValue(PropertyValueCoercion.stored(value, for: attribute), forKey: key)
-        } else {
-            setStoredValue(value, forKey: key)
+            setStoredValue(ObjectList(objects), at: slot)
+        case .attribute:
+            let attribute = unsafeDowncast(layout.properties[slot], to: NSAttributeDescription.self)
+            setStoredValue(value.map { PropertyValueCoercion.stored($0, for: attribute) }, at: slot)
+        case .toOne:
+            setStoredValue(value, at: slot)
         }
     }
 
     /// The one place stored values change: stores the value, then records the change in the
     /// context (change tracking, the current event's old values, undo). No hooks. A to-many
-    /// relationship fault is read first, so the old value is the real one. `property` saves a
-    /// lookup when the caller has it.
-    func setStoredValue(_ value: Any?, forKey key: String, property: NSPropertyDescription? = nil) {
-        if let property = property ?? entity.propertiesByName[key], !property.isTransient {
+    /// relationship fault is read first, so the old value is the real one.
+    func setStoredValue(_ value: Any?, at slot: Int) {
+        let layout = self.layout
+        if !layout.isTransient[slot] {
             fireFaultIfNeeded()
-            if (property as? NSRelationshipDescription)?.isToMany == true, storage[key] == nil { _ = fulfillToManyFault(key) }
+            if layout.kinds[slot] == .toMany, storedValue(at: slot) == nil { _ = fulfillToManyFault(layout.properties[slot].name) }
         }
-        let old: Any?
-        if let value { old = storage.updateValue(value, forKey: key) } else { old = storage.removeValue(forKey: key) }
-        managedObjectContext?.recordChange(of: self, key: key, oldValue: old)
+        let old = storedValue(at: slot)
+        putStoredValue(value, at: slot)
+        managedObjectContext?.recordChange(of: self, slot: slot, key: layout.properties[slot].name, oldValue: old)
+    }
+
+    /// ``setStoredValue(_:at:)`` by key (nothing for a key with no slot).
+    func setStoredValue(_ value: Any?, forKey key: String) {
+        if let slot = slot(forKey: key) { setStoredValue(value, at: slot) }
     }
 
     /// Puts back a value recorded for undo: the change hooks run and the change is recorded again

@@ -8,7 +8,7 @@
 extension NSManagedObject {
     /// Whether the to-many relationship `key` has not been read from the store yet.
     func isToManyFault(_ key: String) -> Bool {
-        guard !faultFlag, storage[key] == nil, let committed = committedSnapshot, committed.toMany[key] == nil else { return false }
+        guard !faultFlag, storedValue(forKey: key) == nil, let committed = committedSnapshot, committed.toMany[key] == nil else { return false }
         return entity.relationshipsByName[key]?.isToMany == true
     }
 
@@ -27,8 +27,8 @@ extension NSManagedObject {
     func fillToMany(_ relationship: NSRelationshipDescription, with ids: [NSManagedObjectID],
                     in context: NSManagedObjectContext) -> ObjectList {
         let list = ObjectList(ids.map { context.object(with: $0) })
-        storage[relationship.name] = list
-        committedSnapshot?.toMany[relationship.name] = ids
+        putStoredValue(list, forKey: relationship.name)
+        state?.committedSnapshot?.toMany[relationship.name] = ids
         return list
     }
 }

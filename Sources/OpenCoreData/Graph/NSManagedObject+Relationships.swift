@@ -11,7 +11,7 @@ extension NSManagedObject {
     /// Sets a to-one relationship, maintaining the inverse.
     func setToOne(_ relationship: NSRelationshipDescription, to destination: NSManagedObject?) throws {
         fireFaultIfNeeded()
-        let current = storage[relationship.name] as? NSManagedObject
+        let current = storedValue(forKey: relationship.name) as? NSManagedObject
         if current === destination { return }
         if let destination { try checkContext(of: destination, relationship) }
         if let current { unlink(current, via: relationship) }
@@ -33,13 +33,13 @@ extension NSManagedObject {
     /// inverse, first undoing links that the cardinality no longer allows.
     func link(_ destination: NSManagedObject, via relationship: NSRelationshipDescription) {
         fireFaultIfNeeded()
-        if !relationship.isToMany, let old = storage[relationship.name] as? NSManagedObject, old !== destination {
+        if !relationship.isToMany, let old = storedValue(forKey: relationship.name) as? NSManagedObject, old !== destination {
             unlink(old, via: relationship)
         }
         addDestination(destination, via: relationship)
         guard let inverse = inverse(of: relationship) else { return }
         destination.fireFaultIfNeeded()
-        if !inverse.isToMany, let previous = destination.storage[inverse.name] as? NSManagedObject, previous !== self {
+        if !inverse.isToMany, let previous = destination.storedValue(forKey: inverse.name) as? NSManagedObject, previous !== self {
             destination.unlink(previous, via: inverse)
         }
         destination.addDestination(self, via: inverse)
@@ -70,7 +70,7 @@ extension NSManagedObject {
             setStoredValue(list, forKey: key)
             didChangeValue(forKey: key)
         } else {
-            guard storage[key] as? NSManagedObject !== destination else { return }
+            guard storedValue(forKey: key) as? NSManagedObject !== destination else { return }
             willChangeValue(forKey: key)
             setStoredValue(destination, forKey: key)
             didChangeValue(forKey: key)
@@ -88,7 +88,7 @@ extension NSManagedObject {
             setStoredValue(list, forKey: key)
             didChangeValue(forKey: key)
         } else {
-            guard storage[key] as? NSManagedObject === destination else { return }
+            guard storedValue(forKey: key) as? NSManagedObject === destination else { return }
             willChangeValue(forKey: key)
             setStoredValue(nil, forKey: key)
             didChangeValue(forKey: key)
@@ -125,7 +125,7 @@ extension NSManagedObject {
         }
         fireFaultIfNeeded()
         if relationship.isToMany { return toManyList(key).objects.map(\.objectID) }
-        return (storage[key] as? NSManagedObject).map { [$0.objectID] } ?? []
+        return (storedValue(forKey: key) as? NSManagedObject).map { [$0.objectID] } ?? []
     }
 
     /// Whether reading the relationship would go to the store: true while the object is a fault,

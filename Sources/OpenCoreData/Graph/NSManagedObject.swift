@@ -32,18 +32,54 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// The state, created (for a fault) when something is stored.
     private var ensuredState: ManagedObjectState {
         if let state { return state }
-        let created = ManagedObjectState(isFault: true)
+        let created = ManagedObjectState(isFault: true, layout: entity.layout)
         state = created
         return created
     }
 
-    /// Current values by property name: attributes as their Swift values (a missing key is nil),
-    /// to-one relationships as `NSManagedObject`, to-many relationships as ``ObjectList``
-    /// (a missing key is empty, or a relationship fault: see ``isToManyFault(_:)``).
-    var storage: [String: Any] {
-        get { state?.storage ?? [:] }
-        _modify { yield &ensuredState.storage }
+    // MARK: Values by slot
+
+    /// Where each property's value is: the layout the object's values follow.
+    var layout: EntityLayout { state?.layout ?? entity.layout }
+
+    /// The slot of the attribute or relationship named `key` in ``layout``; nil for other keys.
+    /// An object made while its model was editable moves to the entity's current layout when the
+    /// key was added since.
+    @inline(__always)
+    func slot(forKey key: String) -> Int? {
+        guard let state else { return entity.layout.slot(forKey: key) }
+        if let slot = state.layout.slot(forKey: key) { return slot }
+        guard !entity.hasFrozenLayout else { return nil }
+        let current = entity.layout
+        guard let slot = current.slot(forKey: key) else { return nil }
+        state.relayout(to: current)
+        return slot
     }
+
+    /// The current value in `slot`: an attribute's Swift value, a to-one destination
+    /// (`NSManagedObject`) or a to-many ``ObjectList`` (nil: empty, or a relationship fault:
+    /// see ``isToManyFault(_:)``). No fault firing, no hooks.
+    @inline(__always)
+    func storedValue(at slot: Int) -> Any? { state?.values[slot] }
+
+    /// Puts `value` in `slot` and marks the slot changed. No change recording (see
+    /// ``setStoredValue(_:at:)``), no hooks.
+    func putStoredValue(_ value: Any?, at slot: Int) {
+        let state = ensuredState
+        state.values[slot] = value
+        state.changed.insert(slot)
+    }
+
+    /// The current value of the attribute or relationship named `key`, as ``storedValue(at:)``.
+    func storedValue(forKey key: String) -> Any? { slot(forKey: key).flatMap(storedValue(at:)) }
+
+    /// Puts `value` under `key` as ``putStoredValue(_:at:)`` (nothing for a key with no slot).
+    func putStoredValue(_ value: Any?, forKey key: String) {
+        if let slot = slot(forKey: key) { putStoredValue(value, at: slot) }
+    }
+
+    /// Whether no property holds a value.
+    var hasNoStoredValues: Bool { state?.hasNoValues ?? true }
 
     /// The snapshot last read from or saved to a store; `nil` until the object is saved, and
     /// for a fault.
@@ -56,9 +92,23 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
         }
     }
 
+    ///
+    /// Setting it marks every value changed (to be compared with it); ``markSaved(_:)`` is for
+    /// a snapshot made of the current values.
     var committedSnapshot: ObjectSnapshot? {
         get { state?.committedSnapshot }
-        _modify { yield &ensuredState.committedSnapshot }
+        set {
+            let state = ensuredState
+            state.committedSnapshot = newValue
+            for slot in 0..<state.layout.count { state.changed.insert(slot) }
+        }
+    }
+
+    /// Records `snapshot`, made of the current values, as the committed one: nothing differs.
+    func markSaved(_ snapshot: ObjectSnapshot) {
+        let state = ensuredState
+        state.committedSnapshot = snapshot
+        state.changed.removeAll()
     }
 
     /// Whether the persistent values are not loaded yet.
@@ -67,10 +117,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
         set { if newValue && state == nil { return }; ensuredState.isFault = newValue }
     }
 
-    /// The old values of the keys changed since the last `processPendingChanges()`
-    /// (`NSNull` for nil), for ``changedValuesForCurrentEvent()``.
-    var eventChanges: [String: Any] {
-        get { state?.eventChanges ?? [:] }
+    /// The old values of the slots changed since the last `processPendingChanges()`, for
+    /// ``changedValuesForCurrentEvent()``.
+    var eventChanges: [EventChange] {
+        get { state?.eventChanges ?? [] }
         set { if newValue.isEmpty && state == nil { return }; ensuredState.eventChanges = newValue }
     }
 
@@ -111,7 +161,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
         }
         precondition(!entity.isAbstract, "Cannot create an instance of abstract entity \(entity.name ?? "?")")
         self.objectID = NSManagedObjectID(temporaryFor: entity)
-        self.state = ManagedObjectState(isFault: false)
+        self.state = ManagedObjectState(isFault: false, layout: entity.layout)
         super.init()
         applyDefaultValues()
         context?.insert(self)
@@ -151,20 +201,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
 
     /// Sets each attribute's default value, as Core Data does when an object is created.
     private func applyDefaultValues() {
-        for attribute in entity.attributesByName.values {
-            if let value = attribute.defaultValue {
-                storage[attribute.name] = PropertyValueCoercion.stored(value, for: attribute)
-            }
-        }
+        let state = ensuredState
+        state.values = state.layout.defaultValues
+        for slot in state.layout.persistentAttributeSlots where state.values[slot] != nil { state.changed.insert(slot) }
     }
 
     /// Sets the default value of each transient attribute that has one, as Core Data does when
     /// a fault created without values first loads.
     func applyTransientDefaultValues() {
-        for property in entity.properties where property.isTransient {
-            if let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue {
-                storage[attribute.name] = PropertyValueCoercion.stored(value, for: attribute)
-            }
+        let layout = self.layout
+        for slot in layout.transientSlots {
+            if let value = layout.defaultValues[slot] { putStoredValue(value, at: slot) }
         }
     }
 
@@ -199,7 +246,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     }
 
     private func describeStored(_ property: NSPropertyDescription) -> String {
-        switch storage[property.name] {
+        switch storedValue(forKey: property.name) {
         case nil: return isToManyFault(property.name) ? "<relationship fault>" : "nil"
         case let object as NSManagedObject: return object.objectID.description
         case let list as ObjectList: return "(\(list.objects.map(\.objectID.description).joined(separator: ", ")))"
@@ -223,7 +270,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// Override it (calling `super` for other keys) to answer computed keys everywhere:
     /// ``value(forKey:)``, key paths, predicates and sort descriptors all go through it.
     open func valueThrowing(forKey key: String) throws -> Any? {
-        guard let property = entity.propertiesByName[key] else {
+        guard let slot = slot(forKey: key) else {
+            if let property = entity.propertiesByName[key] {
+                checkConcurrency("value(forKey: \"\(key)\")")
+                willAccessValue(forKey: key)
+                defer { didAccessValue(forKey: key) }
+                return read(property)
+            }
             switch key {
             case "objectID": return objectID
             case "entity": return entity
@@ -234,7 +287,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
         checkConcurrency("value(forKey: \"\(key)\")")
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
-        return read(property)
+        return read(slot: slot)
     }
 
     /// Sets a property, recording the change (and undo) and maintaining the inverse relationship.

@@ -52,10 +52,10 @@ extension NSManagedObjectContext {
             let objects = ids.map { self.object(with: $0) }
             try object.setValueThrowing(relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects), forKey: relationship.name)
         case is NSRelationshipDescription:
-            let destination = (snapshot.values[property.name] as? NSManagedObjectID).map { self.object(with: $0) }
+            let destination = (snapshot[property.name] as? NSManagedObjectID).map { self.object(with: $0) }
             try object.setValueThrowing(destination, forKey: property.name)
         default:
-            try object.setValueThrowing(snapshot.values[property.name], forKey: property.name)
+            try object.setValueThrowing(snapshot[property.name], forKey: property.name)
         }
     }
 

@@ -22,7 +22,7 @@ extension NSManagedObjectContext {
                 if relationship.isToMany {
                     destinations = object.toManyList(relationship.name).objects
                 } else {
-                    destinations = (object.storage[relationship.name] as? NSManagedObject).map { [$0] } ?? []
+                    destinations = (object.storedValue(forKey: relationship.name) as? NSManagedObject).map { [$0] } ?? []
                 }
                 switch relationship.deleteRule {
                 case .nullifyDeleteRule:

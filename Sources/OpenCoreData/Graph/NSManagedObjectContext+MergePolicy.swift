@@ -91,11 +91,11 @@ extension NSManagedObjectContext {
                 default:
                     keep = object.differsFromCommitted(property) && !ObjectSnapshot.valueChanged(property, from: read, to: current)
                 }
-                if keep { kept.append((property.name, object.storage[property.name])) }
+                if keep { kept.append((property.name, object.storedValue(forKey: property.name))) }
             }
         }
         object.load(current, in: self)
-        for (key, value) in kept { object.storage[key] = value }
+        for (key, value) in kept { object.putStoredValue(value, forKey: key) }
         if !object.hasPersistentChangedValues { updatedList.remove(object) }
         object.awakeFromSnapshotEvents(.refresh)
         eventRefreshed.insert(object)

@@ -45,7 +45,7 @@ extension NSManagedObjectContext {
             (NSInvalidatedObjectsKey, eventInvalidated),
         ]
         for (key, list) in entries where !list.isEmpty { userInfo[key] = list.set }
-        for object in eventTouched { object.eventChanges = [:] }
+        for object in eventTouched { object.eventChanges = [] }
         eventInserted.removeAll()
         eventUpdated.removeAll()
         eventDeleted.removeAll()

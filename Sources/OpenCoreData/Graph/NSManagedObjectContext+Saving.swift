@@ -122,7 +122,7 @@ extension NSManagedObjectContext {
         for object in inserted + updated {
             guard var snapshot = snapshots[ObjectIdentifier(object)] else { continue }
             snapshot.version += 1
-            object.committedSnapshot = snapshot
+            object.markSaved(snapshot)
         }
         for object in deleted {
             registry.remove(object, id: object.objectID)
@@ -210,8 +210,8 @@ extension NSManagedObjectContext {
             if let snapshot = object.committedSnapshot { object.load(snapshot, in: self) }
             object.awakeFromSnapshotEvents(.rollback)
         }
-        for object in eventTouched { object.eventChanges = [:] }
-        for list in [eventInserted, eventUpdated, eventDeleted] { for object in list { object.eventChanges = [:] } }
+        for object in eventTouched { object.eventChanges = [] }
+        for list in [eventInserted, eventUpdated, eventDeleted] { for object in list { object.eventChanges = [] } }
         eventInserted.removeAll()
         eventUpdated.removeAll()
         eventDeleted.removeAll()
@@ -266,12 +266,12 @@ extension NSManagedObjectContext {
             let pending = object.entity.properties.filter {
                 !$0.isTransient && !($0 is NSFetchedPropertyDescription) && object.differsFromCommitted($0)
             }
-            let local = Dictionary(pending.map { ($0.name, object.storage[$0.name] as Any?) }, uniquingKeysWith: { a, _ in a })
+            let local = Dictionary(pending.map { ($0.name, object.storedValue(forKey: $0.name)) }, uniquingKeysWith: { a, _ in a })
             let fresh = reportingStoreError(firing: object.objectID) {
                 try backing?.snapshots(for: [object.objectID], fresh: true, maxAge: -1)
             }?[object.objectID]
             if let snapshot = fresh ?? object.committedSnapshot { object.load(snapshot, in: self) }
-            for (key, value) in local { object.storage[key] = value }
+            for (key, value) in local { object.putStoredValue(value, forKey: key) }
             object.awakeFromSnapshotEvents(.refresh)
         } else {
             updatedList.remove(object)

@@ -36,7 +36,8 @@ extension NSManagedObjectContext {
     }
 
     private func hasTransientChanges(_ object: NSManagedObject) -> Bool {
-        object.eventChanges.keys.contains { object.entity.propertiesByName[$0]?.isTransient == true }
+        let layout = object.layout
+        return object.eventChanges.contains { layout.isTransient[$0.slot] }
     }
 
     /// Undoes an insertion: the object leaves the inserted list and the registry; redo inserts it
@@ -55,19 +56,28 @@ extension NSManagedObjectContext {
         object.awakeFromSnapshotEvents(.undoInsertion)
     }
 
-    /// Records a change of `key` for undo and change tracking (called before the value changes).
-    func recordChange(of object: NSManagedObject, key: String, oldValue: Any?) {
-        guard recordingSuspended == 0 else { return }
-        if object.eventChanges[key] == nil {
-            object.eventChanges[key] = oldValue as Any   // nil kept as Optional.none; read as NSNull
-            eventTouched.insert(object)
+    /// Records a change of `slot` (the property `key`) for undo and change tracking (called
+    /// after the value changed, with the value before).
+    ///
+    /// The first change of an object in an event looks it up in the lists (deleted, registered,
+    /// inserted) and puts it among the updated objects; until one of the lists changes
+    /// (``listEpoch``), further changes of that object skip the lookups.
+    func recordChange(of object: NSManagedObject, slot: Int, key: String, oldValue: Any?) {
+        guard recordingSuspended == 0, let state = object.state else { return }
+        if !state.eventChanges.contains(where: { $0.slot == slot }) {
+            if state.eventChanges.isEmpty {
+                state.eventChanges.reserveCapacity(4)
+                eventTouched.insert(object)
+            }
+            state.eventChanges.append(EventChange(slot: slot, old: oldValue))   // nil read as NSNull
         }
         undoManager?.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue, forKey: key) }
+        if state.listedEpoch == listEpoch { return }
         guard !deletedList.contains(object), registry[object.objectID] === object else { return }
         // An object inserted in an earlier event and changed in this one is reported updated
         // by this event's notification, as Apple does; it is not among `updatedObjects`.
         if !eventInserted.contains(object) { eventUpdated.insert(object) }
-        guard !insertedList.contains(object) else { return }
-        updatedList.insert(object)
+        if !insertedList.contains(object) { updatedList.insert(object) }
+        state.listedEpoch = listEpoch
     }
 }

@@ -123,14 +123,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     let registry = ObjectRegistry()
     /// The ID of the fault ``object(with:)`` is creating, which `NSManagedObject.init` takes.
     private var faultIDBeingCreated: NSManagedObjectID?
-    var insertedList = ObjectList()
-    var updatedList = ObjectList()
-    var deletedList = ObjectList()
+    var insertedList = ObjectList() { didSet { listEpoch &+= 1 } }
+    var updatedList = ObjectList() { didSet { listEpoch &+= 1 } }
+    var deletedList = ObjectList() { didSet { listEpoch &+= 1 } }
+    /// Counts the changes of the inserted, updated and deleted lists and of the event's inserted
+    /// and updated lists (see ``recordChange(of:slot:key:oldValue:)``). Starts at 1: an object's
+    /// 0 means "not known".
+    var listEpoch: UInt64 = 1
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletions: [NSManagedObject] = []
     /// What the next `NSManagedObjectContextObjectsDidChange` reports.
-    var eventInserted = ObjectList()
-    var eventUpdated = ObjectList()
+    var eventInserted = ObjectList() { didSet { listEpoch &+= 1 } }
+    var eventUpdated = ObjectList() { didSet { listEpoch &+= 1 } }
     var eventDeleted = ObjectList()
     var eventRefreshed = ObjectList()
     var eventInvalidated = ObjectList()
@@ -392,7 +396,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
         // A first load (no state, or only the snapshot a fetch left) sets transient defaults.
-        if object.state == nil || (object.committedSnapshot == nil && object.storage.isEmpty) { object.applyTransientDefaultValues() }
+        if object.state == nil || (object.committedSnapshot == nil && object.hasNoStoredValues) { object.applyTransientDefaultValues() }
         object.load(snapshot, in: self)
         object.awakeFromFetch()
     }

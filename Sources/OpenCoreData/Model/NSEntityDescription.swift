@@ -212,6 +212,13 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// every call, each ancestor hashed once.
     open var versionHash: Data { frozen?.versionHash ?? VersionHasher.hash(of: self) }
 
+    /// Where objects and snapshots of the entity keep each property's value: made once when the
+    /// model comes into use, and anew on every call before (the entity may still change).
+    var layout: EntityLayout { frozen?.layout ?? EntityLayout(self) }
+
+    /// Whether the entity's lookups (and ``layout``) are final: its model is in use.
+    var hasFrozenLayout: Bool { frozen != nil }
+
     /// The hash computed when the model came into use; `nil` before.
     var frozenVersionHash: Data? { frozen?.versionHash }
 
@@ -244,7 +251,8 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
             attributesByName: Dictionary(properties.compactMap { $0 as? NSAttributeDescription }.map { ($0.name, $0) },
                                          uniquingKeysWith: { first, _ in first }),
             relationshipsByName: Dictionary(properties.compactMap { $0 as? NSRelationshipDescription }.map { ($0.name, $0) },
-                                            uniquingKeysWith: { first, _ in first }))
+                                            uniquingKeysWith: { first, _ in first }),
+            layout: EntityLayout(self))
     }
 
     private struct FrozenLookups {
@@ -253,6 +261,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         var propertiesByName: [String: NSPropertyDescription]
         var attributesByName: [String: NSAttributeDescription]
         var relationshipsByName: [String: NSRelationshipDescription]
+        var layout: EntityLayout
     }
 
     // MARK: Copying and equality

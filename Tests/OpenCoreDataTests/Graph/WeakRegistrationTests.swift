@@ -86,7 +86,7 @@ import Testing
         let employee = try #require(try context.fetch(request).first)
         #expect(employee.isFault)
         // A fault holds no values and no defaults; only the snapshot its fetch read, until it fires.
-        #expect(employee.storage.isEmpty && employee.committedSnapshot == nil)
+        #expect(employee.hasNoStoredValues && employee.committedSnapshot == nil)
         #expect(employee.fetchedSnapshot?.objectID == employee.objectID)
         // The object header plus ID, context and state: a 40-byte request, which glibc serves
         // from a 48-byte chunk (40 usable) or, reusing a freed one, a 64-byte chunk it does not

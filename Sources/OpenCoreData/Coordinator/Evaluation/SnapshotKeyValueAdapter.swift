@@ -97,10 +97,10 @@ final class SnapshotKeyValueAdapter: StoreObjectReference, KeyValueCoding {
                 let ids = snapshot.toMany[key] ?? resolver.toMany(relationship, of: snapshot.objectID)
                 return ids.map { resolver.reference(for: $0) }
             }
-            guard let id = snapshot.values[key] as? NSManagedObjectID else { return nil }
+            guard let id = snapshot[key] as? NSManagedObjectID else { return nil }
             return resolver.reference(for: id)
         }
-        if entity.attributesByName[key] != nil { return snapshot.values[key] }
+        if entity.attributesByName[key] != nil { return snapshot[key] }
         if key == "objectID" { return snapshot.objectID }
         if Self.inheritanceTree(of: entity, hasProperty: key) { return nil }
         throw KeyValueCodingError.unknownKey(key: key, owner: "entity \(entity.name ?? "?")")

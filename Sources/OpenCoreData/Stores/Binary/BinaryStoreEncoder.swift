@@ -71,13 +71,13 @@ struct BinaryStoreEncoder {
                        numbers: [String: Int], into writer: inout BinaryStoreWriter) throws {
         switch property.kind {
         case .toOne:
-            writeReference(row.values[property.name] as? NSManagedObjectID, numbers: numbers, into: &writer)
+            writeReference(row[property.name] as? NSManagedObjectID, numbers: numbers, into: &writer)
         case .toMany, .orderedToMany:
             let ids = row.toMany[property.name] ?? []
             writer.varint(ids.count)
             for id in ids { writeReference(id, numbers: numbers, into: &writer) }
         default:
-            guard let value = ModelValues.unwrap(row.values[property.name]), !ValueComparison.isNSNull(value) else {
+            guard let value = ModelValues.unwrap(row[property.name]), !ValueComparison.isNSNull(value) else {
                 writer.byte(0)
                 return
             }

@@ -30,7 +30,7 @@ open class InMemoryStore: AtomicStore, @unchecked Sendable {
             let label = TransformableValueCoding.label(attribute)
             do {
                 let data = try TransformableValueCoding.storedData(value, attribute: label, transformerName: attribute.valueTransformerName)
-                transformed.values[attribute.name] = TransformableValueCoding.loadedValue(data, attribute: label,
+                transformed[attribute.name] = TransformableValueCoding.loadedValue(data, attribute: label,
                                                                                           transformerName: attribute.valueTransformerName)
             } catch let error as TransformableValueError {
                 throw PersistentStoreErrors.make(NSPersistentStoreSaveError, error.description, stores: [self])

@@ -25,15 +25,21 @@ extension SQLiteRowLayout {
 
     /// The column values of `snapshot` for `fields`, in ``columnNames(of:)`` order. Throws for
     /// an attribute value its column type can't hold.
-    func columnValues(of snapshot: ObjectSnapshot, fields: [Field], store: SQLiteStore) throws -> [DatabaseValue] {
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(fields.count + 3)
+    /// Values are read by slot when the snapshot has the layout the fields were made for (always,
+    /// for a model in use), else by name.
+    func columnValues(of snapshot: ObjectSnapshot, number: Int64, fields: [Field], store: SQLiteStore,
+                      into values: inout [DatabaseValue]) throws {
+        let bySlot = snapshot.layout === layout(number: number)
+        func value(_ field: Field) -> Any? {
+            if bySlot, let slot = field.slot { return snapshot.slots[slot] }
+            return snapshot[field.name]
+        }
         for field in fields {
             switch field.kind {
             case .attribute(let column):
-                values.append(try SQLiteValueCoding.databaseValue(snapshot.values[field.name], column: column))
+                values.append(try SQLiteValueCoding.databaseValue(value(field), column: column))
             case .toOne(_, let entityColumn):
-                let destination = snapshot.values[field.name] as? NSManagedObjectID
+                let destination = value(field) as? NSManagedObjectID
                 values.append(destination?.primaryKey.map(\.databaseValue) ?? .null)
                 if entityColumn != nil {
                     let number = destination.flatMap { store.schema.entity(named: $0.entity.name ?? "")?.number }
@@ -41,7 +47,6 @@ extension SQLiteRowLayout {
                 }
             }
         }
-        return values
     }
 
     /// `INSERT INTO table (Z_PK, Z_ENT, Z_OPT, …) VALUES (?, …)` for `fields`.

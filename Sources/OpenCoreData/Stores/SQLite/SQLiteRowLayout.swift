@@ -17,6 +17,11 @@ final class SQLiteRowLayout: @unchecked Sendable {
         /// The column position in ``SQLiteRowLayout/columns``.
         let index: CInt
         let kind: Kind
+        /// The property's slot in its entity's ``EntityLayout`` (nil: kept by name).
+        var slot: Int? = nil
+        /// Whether an INTEGER column is read straight into an `Int64` value (a plain `Integer 64`
+        /// attribute), skipping ``SQLiteValueCoding``.
+        var readsInt64 = false
     }
 
     enum Kind {
@@ -37,6 +42,8 @@ final class SQLiteRowLayout: @unchecked Sendable {
     private let entities: [Int64: NSEntityDescription]
     /// By `Z_ENT`: the snapshot fields of that entity.
     private let fields: [Int64: [Field]]
+    /// By `Z_ENT`: the layout of that entity's snapshots.
+    private let layouts: [Int64: EntityLayout]
     /// By `Z_ENT`: every entity of the store, for the entity columns of to-one keys (`Z<n>_<REL>`).
     private let storeEntities: [Int64: NSEntityDescription]
 
@@ -50,28 +57,37 @@ final class SQLiteRowLayout: @unchecked Sendable {
         var entities: [Int64: NSEntityDescription] = [:]
         var storeEntities: [Int64: NSEntityDescription] = [:]
         var fields: [Int64: [Field]] = [:]
+        var layouts: [Int64: EntityLayout] = [:]
         for mapping in schema.entities { storeEntities[mapping.number] = model?.entitiesByName[mapping.name] }
         for mapping in schema.entities where mapping.tableName == table.name {
             guard let entity = model?.entitiesByName[mapping.name] else { continue }
             entities[mapping.number] = entity
+            let layout = entity.layout
+            layouts[mapping.number] = layout
             var list: [Field] = []
             for (name, column) in mapping.attributes.sorted(by: { $0.key < $1.key }) {
                 guard let index = position[column.column] else { continue }
-                list.append(Field(name: name, index: index, kind: .attribute(column)))
+                list.append(Field(name: name, index: index, kind: .attribute(column), slot: layout.slot(forKey: name),
+                                  readsInt64: column.attributeType == .integer64AttributeType && !column.storesExternally))
             }
             for (name, key) in mapping.toOne.sorted(by: { $0.key < $1.key }) {
                 guard let index = position[key.column], let destination = model?.entitiesByName[key.destinationName] else { continue }
-                list.append(Field(name: name, index: index, kind: .toOne(destination: destination, entityColumn: key.entityColumn.flatMap { position[$0] })))
+                list.append(Field(name: name, index: index, kind: .toOne(destination: destination, entityColumn: key.entityColumn.flatMap { position[$0] }),
+                                  slot: layout.slot(forKey: name)))
             }
             fields[mapping.number] = list
         }
         self.entities = entities
+        self.layouts = layouts
         self.storeEntities = storeEntities
         self.fields = fields
     }
 
     /// The entity of rows numbered `number` in this table.
     func entity(number: Int64) -> NSEntityDescription? { entities[number] }
+
+    /// The layout of the snapshots of the entity numbered `number`.
+    func layout(number: Int64) -> EntityLayout? { layouts[number] }
 
     /// The snapshot fields of the entity numbered `number` (empty for another table's entity).
     func fields(number: Int64) -> [Field] { fields[number] ?? [] }
@@ -97,10 +113,20 @@ final class SQLiteRowLayout: @unchecked Sendable {
         }
         let version = sqlite3_column_int64(statement, 2)
         if let cache, let cached = cache.snapshot(for: objectID, version: version) { return cached }
-        var values = [String: Any](minimumCapacity: fields.count)
-        for field in fields where sqlite3_column_type(statement, field.index) != SQLITE_NULL {
+        guard let layout = layouts[number] else {
+            throw rowError("\(describe(statement, 1)) names no entity stored in this table", column: 1, statement: statement, store: store)
+        }
+        var snapshot = ObjectSnapshot(objectID: objectID, layout: layout, slots: layout.emptyValues, version: version)
+        for field in fields {
+            let type = sqlite3_column_type(statement, field.index)
+            if type == SQLITE_NULL { continue }
+            let value: Any
             switch field.kind {
             case .attribute(let column):
+                if field.readsInt64 && type == SQLITE_INTEGER {
+                    value = sqlite3_column_int64(statement, field.index)
+                    break
+                }
                 let decoded: Any?
                 do {
                     decoded = try SQLiteValueCoding.value(DatabaseValue(sqliteStatement: statement, index: field.index), column: column,
@@ -108,17 +134,16 @@ final class SQLiteRowLayout: @unchecked Sendable {
                 } catch {
                     throw rowError(error.description, column: field.index, statement: statement, store: store)
                 }
-                guard let value = decoded else { continue }
+                guard let decoded else { continue }
                 if column.attributeType == .objectIDAttributeType {
                     // Stored as the ID's URI; it comes back when the coordinator knows its store.
-                    if let uri = value as? URL, let id = store.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) {
-                        values[field.name] = id
-                    }
+                    guard let uri = decoded as? URL, let id = store.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) else { continue }
+                    value = id
                 } else {
-                    values[field.name] = value
+                    value = decoded
                 }
             case .toOne(var destination, let entityColumn):
-                guard sqlite3_column_type(statement, field.index) == SQLITE_INTEGER else {
+                guard type == SQLITE_INTEGER else {
                     throw rowError("\(describe(statement, field.index)) is not a primary key", column: field.index, statement: statement, store: store)
                 }
                 if let entityColumn, sqlite3_column_type(statement, entityColumn) != SQLITE_NULL {
@@ -130,10 +155,11 @@ final class SQLiteRowLayout: @unchecked Sendable {
                     }
                     destination = actual
                 }
-                values[field.name] = NSManagedObjectID(entity: destination, store: store, primaryKey: sqlite3_column_int64(statement, field.index))
+                value = NSManagedObjectID(entity: destination, store: store, primaryKey: sqlite3_column_int64(statement, field.index))
             }
+            if let slot = field.slot { snapshot.slots[slot] = value } else { snapshot[field.name] = value }
         }
-        return ObjectSnapshot(objectID: objectID, values: values, version: version)
+        return snapshot
     }
 
     /// The value at `index` of the row `statement` is on, as messages show it.

@@ -16,8 +16,17 @@ struct SQLiteRowWriter {
     /// Whether an update or delete found its row changed since it was read.
     private(set) var conflicted = false
 
-    private var insertSQL: [Int64: (sql: String, fields: [SQLiteRowLayout.Field])] = [:]
-    private var updateSQL: [UpdateKey: (sql: String, fields: [SQLiteRowLayout.Field])] = [:]
+    /// Statements and their fields by entity (inserts) and by entity and key set (updates),
+    /// looked up once per save rather than by SQL text per row.
+    private var inserts: [Int64: Prepared] = [:]
+    private var updates: [UpdateKey: Prepared] = [:]
+    /// Reused between rows: the values bound to one statement.
+    private var values: [DatabaseValue] = []
+
+    private struct Prepared {
+        let statement: Statement
+        let fields: [SQLiteRowLayout.Field]
+    }
 
     private struct UpdateKey: Hashable {
         let entity: Int64
@@ -40,17 +49,20 @@ struct SQLiteRowWriter {
     /// Inserts a new row at version 1.
     mutating func insert(_ snapshot: ObjectSnapshot) throws {
         let (layout, number) = place(snapshot)
-        let prepared: (sql: String, fields: [SQLiteRowLayout.Field])
-        if let cached = insertSQL[number] {
+        let prepared: Prepared
+        if let cached = inserts[number] {
             prepared = cached
         } else {
             let fields = layout.writeFields(number: number)
-            prepared = (layout.insertSQL(fields: fields, dialect: store.dialect), fields)
-            insertSQL[number] = prepared
+            prepared = Prepared(statement: try db.cachedStatement(sql: layout.insertSQL(fields: fields, dialect: store.dialect)), fields: fields)
+            inserts[number] = prepared
         }
-        var values: [DatabaseValue] = [(snapshot.objectID.primaryKey ?? 0).databaseValue, number.databaseValue, 1.databaseValue]
-        values += try layout.columnValues(of: snapshot, fields: prepared.fields, store: store)
-        try db.cachedStatement(sql: prepared.sql).run(values, db)
+        values.removeAll(keepingCapacity: true)
+        values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
+        values.append(number.databaseValue)
+        values.append(1.databaseValue)
+        try layout.columnValues(of: snapshot, number: number, fields: prepared.fields, store: store, into: &values)
+        try prepared.statement.run(values, db)
     }
 
     /// Updates the columns of `keys` (every column when `nil`) and increments `Z_OPT`, if the
@@ -58,18 +70,19 @@ struct SQLiteRowWriter {
     mutating func update(_ snapshot: ObjectSnapshot, keys: Set<String>?) throws {
         let (layout, number) = place(snapshot)
         let key = UpdateKey(entity: number, keys: keys)
-        let prepared: (sql: String, fields: [SQLiteRowLayout.Field])
-        if let cached = updateSQL[key] {
+        let prepared: Prepared
+        if let cached = updates[key] {
             prepared = cached
         } else {
             let fields = layout.writeFields(number: number, keys: keys)
-            prepared = (layout.updateSQL(fields: fields, dialect: store.dialect), fields)
-            updateSQL[key] = prepared
+            prepared = Prepared(statement: try db.cachedStatement(sql: layout.updateSQL(fields: fields, dialect: store.dialect)), fields: fields)
+            updates[key] = prepared
         }
-        var values = try layout.columnValues(of: snapshot, fields: prepared.fields, store: store)
+        values.removeAll(keepingCapacity: true)
+        try layout.columnValues(of: snapshot, number: number, fields: prepared.fields, store: store, into: &values)
         values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
         values.append(snapshot.version.databaseValue)
-        try db.cachedStatement(sql: prepared.sql).run(values, db)
+        try prepared.statement.run(values, db)
         if db.changesCount == 0 { conflicted = true }
     }
 

@@ -92,7 +92,7 @@ struct XMLStoreReader {
                 switch (element.name, property) {
                 case ("attribute", let attribute as NSAttributeDescription):
                     do {
-                        snapshot.values[attribute.name] = try XMLStoreValueCoding.value(of: element.text, for: attribute, resolveID: resolveID)
+                        snapshot[attribute.name] = try XMLStoreValueCoding.value(of: element.text, for: attribute, resolveID: resolveID)
                     } catch let error as XMLStoreValueError {
                         throw corrupt(error.description, line: element.line)
                     }
@@ -109,7 +109,7 @@ struct XMLStoreReader {
                     if relationship.isToMany {
                         snapshot.toMany[relationship.name] = destinations
                     } else if let destination = destinations.first {
-                        snapshot.values[relationship.name] = destination
+                        snapshot[relationship.name] = destination
                     }
                 default:
                     throw corrupt("<\(element.name) name=\"\(name)\"> does not match the model's property \(property.name)", line: element.line)

@@ -67,7 +67,7 @@ struct XMLStoreWriter {
                         into out: inout String) throws {
         out += "    <object type=\"\(layout.typeName)\" id=\"z\(key)\">\n"
         for attribute in layout.attributes {
-            guard let value = snapshot.values[attribute.name], !ValueComparison.isNSNull(value) else { continue }
+            guard let value = snapshot[attribute.name], !ValueComparison.isNSNull(value) else { continue }
             let text: String
             do {
                 text = try XMLStoreValueCoding.text(of: value, for: attribute)
@@ -81,7 +81,7 @@ struct XMLStoreWriter {
             if relationship.isToMany {
                 destinations = snapshot.toMany[relationship.name] ?? []
             } else {
-                destinations = (snapshot.values[relationship.name] as? NSManagedObjectID).map { [$0] } ?? []
+                destinations = (snapshot[relationship.name] as? NSManagedObjectID).map { [$0] } ?? []
             }
             var idrefs: [String] = []
             // A reference to an object no longer in the store (deleted without its inverse

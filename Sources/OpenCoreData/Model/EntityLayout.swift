@@ -1,0 +1,113 @@
+/// Where each attribute and relationship of an entity lives in an object's values and in its
+/// snapshots: one slot per property, inherited properties first, computed once per entity.
+///
+/// Objects and snapshots keep their values in a `ContiguousArray<Any?>` indexed by slot
+/// (``SlotValues``), so reading a property by key costs one lookup of the key here and an index,
+/// and a snapshot's buffer becomes an object's values without a copy (copy-on-write shares it
+/// until one of them writes). Fetched properties have no slot (their results are cached apart).
+///
+/// Immutable once made. A frozen entity (its model is used by a coordinator) makes its layout
+/// once; an editable entity makes a new one when asked, and objects made while the model was
+/// still editable move their values to the new layout by name (``ManagedObjectState``).
+// @unchecked Sendable: every stored property is a `let` of immutable values; the property
+// descriptions belong to a frozen model when layouts are shared between threads.
+final class EntityLayout: @unchecked Sendable {
+    /// What a slot holds.
+    enum Kind: UInt8 {
+        /// An attribute's value.
+        case attribute
+        /// A to-one relationship: the destination object in an object, its ID in a snapshot.
+        case toOne
+        /// A to-many relationship: an ``ObjectList`` in an object (nil: a relationship fault or
+        /// empty); always nil in a snapshot, whose destinations are in ``ObjectSnapshot/toMany``.
+        case toMany
+    }
+
+    /// The property of each slot.
+    let properties: ContiguousArray<NSPropertyDescription>
+    /// The kind of each slot.
+    let kinds: ContiguousArray<Kind>
+    /// Whether each slot's property is transient (never stored, never in a snapshot).
+    let isTransient: ContiguousArray<Bool>
+    /// The slots of relationships (to-one and to-many), in order.
+    let relationshipSlots: [Int]
+    /// The slots of transient properties, in order.
+    let transientSlots: [Int]
+    /// The slots of persistent attributes, in order.
+    let persistentAttributeSlots: [Int]
+    /// Every slot empty: new objects and snapshots start from this buffer (shared until written).
+    let emptyValues: SlotValues
+    /// Each attribute's default value (converted as setters store values), nil elsewhere: the
+    /// values a new object starts with.
+    let defaultValues: SlotValues
+    private let slotsByName: [String: Int]
+
+    /// The number of slots.
+    var count: Int { properties.count }
+
+    /// The layout of `entity`'s current properties (inherited ones first).
+    init(_ entity: NSEntityDescription) {
+        var properties = ContiguousArray<NSPropertyDescription>()
+        var kinds = ContiguousArray<Kind>()
+        var transient = ContiguousArray<Bool>()
+        var byName: [String: Int] = [:]
+        var relationships: [Int] = [], transients: [Int] = [], attributes: [Int] = []
+        for property in entity.properties {
+            let kind: Kind
+            switch property {
+            case let relationship as NSRelationshipDescription: kind = relationship.isToMany ? .toMany : .toOne
+            case is NSAttributeDescription: kind = .attribute
+            default: continue
+            }
+            guard byName[property.name] == nil else { continue }
+            let slot = properties.count
+            byName[property.name] = slot
+            properties.append(property)
+            kinds.append(kind)
+            transient.append(property.isTransient)
+            if kind != .attribute { relationships.append(slot) }
+            if property.isTransient { transients.append(slot) } else if kind == .attribute { attributes.append(slot) }
+        }
+        self.properties = properties
+        self.kinds = kinds
+        self.isTransient = transient
+        self.relationshipSlots = relationships
+        self.transientSlots = transients
+        self.persistentAttributeSlots = attributes
+        self.slotsByName = byName
+        self.emptyValues = SlotValues(repeating: nil, count: properties.count)
+        self.defaultValues = SlotValues(properties.map { property -> Any? in
+            guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
+            return PropertyValueCoercion.stored(value, for: attribute)
+        })
+    }
+
+    /// The slot of the attribute or relationship named `key`; nil for other keys.
+    @inline(__always)
+    func slot(forKey key: String) -> Int? { slotsByName[key] }
+
+    /// Whether the slot holds a persistent value (one a snapshot carries in its slots): an
+    /// attribute or a to-one relationship that is not transient.
+    @inline(__always)
+    func isPersistentValue(_ slot: Int) -> Bool { !isTransient[slot] && kinds[slot] != .toMany }
+}
+
+/// The values of an object or a snapshot, indexed by its entity's ``EntityLayout`` slots.
+typealias SlotValues = ContiguousArray<Any?>
+
+/// A set of slot numbers, as bits: which values an object changed since it was last loaded or
+/// saved. Slots past 63 share one "some later slot" bit, so the set may say more than changed,
+/// never less: callers compare values to decide.
+struct ChangedSlots: Equatable {
+    private var bits: UInt64 = 0
+
+    static let none = ChangedSlots()
+
+    var isEmpty: Bool { bits == 0 }
+
+    mutating func insert(_ slot: Int) { bits |= slot < 63 ? 1 << UInt64(slot) : 1 << 63 }
+
+    func contains(_ slot: Int) -> Bool { bits & (slot < 63 ? 1 << UInt64(slot) : 1 << 63) != 0 }
+
+    mutating func removeAll() { bits = 0 }
+}
