@@ -7,10 +7,12 @@
 /// constant (`$FETCH_SOURCE.name` or `$FETCHED_PROPERTY.userInfo.limit` after substitution) is
 /// read first, so stores get its value.
 struct PredicateObjectMapping {
-    let mapConstant: (Any) -> Any
+    /// The replacement of a constant, or nil to keep it.
+    let mapConstant: (Any) -> Any?
     let readsKeyPathsOnObjects: Bool
 
-    /// The predicate with constant managed objects replaced by their IDs.
+    /// The predicate with constant managed objects replaced by their IDs (the predicate itself
+    /// when it holds none).
     static func forStore(_ predicate: NSPredicate) -> NSPredicate {
         PredicateObjectMapping(mapConstant: { value in
             if let object = value as? NSManagedObject { return object.objectID }
@@ -18,11 +20,12 @@ struct PredicateObjectMapping {
                 let elements = collection.elements.map { ($0 as? NSManagedObject)?.objectID ?? $0 }
                 return CollectionValue.make(elements, kind: collection.kind)
             }
-            return value
+            return nil
         }, readsKeyPathsOnObjects: true).map(predicate)
     }
 
-    /// The predicate with constant object IDs replaced by the context's objects.
+    /// The predicate with constant object IDs replaced by the context's objects (the predicate
+    /// itself when it holds none).
     static func forObjects(_ predicate: NSPredicate, in context: NSManagedObjectContext) -> NSPredicate {
         PredicateObjectMapping(mapConstant: { value in
             if let id = value as? NSManagedObjectID { return context.registry[id] ?? (id.isTemporaryID ? id : context.object(with: id)) }
@@ -33,59 +36,76 @@ struct PredicateObjectMapping {
                 }
                 return CollectionValue.make(elements, kind: collection.kind)
             }
-            return value
+            return nil
         }, readsKeyPathsOnObjects: false).map(predicate)
     }
 
+    /// The mapped predicate; `predicate` itself when nothing in it changed.
     func map(_ predicate: NSPredicate) -> NSPredicate {
         switch predicate.shape {
         case .constant, .block:
             return predicate
         case .comparison(let comparison):
+            let left = map(comparison.leftExpression), right = map(comparison.rightExpression)
+            if left === comparison.leftExpression && right === comparison.rightExpression { return predicate }
             return NSComparisonPredicate(
-                leftExpression: map(comparison.leftExpression), rightExpression: map(comparison.rightExpression),
+                leftExpression: left, rightExpression: right,
                 modifier: comparison.comparisonPredicateModifier,
                 type: comparison.predicateOperatorType, options: comparison.options)
         case .compound(let compound):
-            return NSCompoundPredicate(type: compound.compoundPredicateType, subpredicates: compound.predicates.map(map))
+            let parts = compound.predicates.map(map)
+            if zip(parts, compound.predicates).allSatisfy({ $0 === $1 }) { return predicate }
+            return NSCompoundPredicate(type: compound.compoundPredicateType, subpredicates: parts)
         }
     }
 
+    /// The mapped expression; `expression` itself when nothing in it changed.
     func map(_ expression: NSExpression) -> NSExpression {
+        var changed = false
+        func child(_ original: NSExpression) -> NSExpression {
+            let mapped = map(original)
+            if mapped !== original { changed = true }
+            return mapped
+        }
+        func child(_ original: NSPredicate) -> NSPredicate {
+            let mapped = map(original)
+            if mapped !== original { changed = true }
+            return mapped
+        }
         let node: NSExpression.Node
         switch expression.node {
         case .constant(let value):
-            guard let value else { return expression }
-            return NSExpression(node: .constant(mapConstant(value)))
+            guard let value, let mapped = mapConstant(value) else { return expression }
+            return NSExpression(node: .constant(mapped))
         case .evaluatedObject, .keyPath, .symbolic, .anyKey, .variable:
             return expression
         case .keyPathOn(let base, let path):
             if readsKeyPathsOnObjects, case .constant(let value?) = base.node,
                let read = try? KeyValueAccess.value(forKeyPath: path, of: value) {
-                return NSExpression(node: .constant(mapConstant(read)))
+                return NSExpression(node: .constant(mapConstant(read) ?? read))
             }
-            node = .keyPathOn(map(base), path)
+            node = .keyPathOn(child(base), path)
         case .function(let name, let arguments):
-            node = .function(name, arguments.map(map))
+            node = .function(name, arguments.map(child))
         case .functionOn(let target, let selector, let arguments):
-            node = .functionOn(map(target), selector, arguments.map(map))
+            node = .functionOn(child(target), selector, arguments.map(child))
         case .aggregate(let items):
-            node = .aggregate(items.map(map))
+            node = .aggregate(items.map(child))
         case .unionSet(let l, let r):
-            node = .unionSet(map(l), map(r))
+            node = .unionSet(child(l), child(r))
         case .intersectSet(let l, let r):
-            node = .intersectSet(map(l), map(r))
+            node = .intersectSet(child(l), child(r))
         case .minusSet(let l, let r):
-            node = .minusSet(map(l), map(r))
+            node = .minusSet(child(l), child(r))
         case .subquery(let collection, let variable, let predicate):
-            node = .subquery(map(collection), variable, map(predicate))
+            node = .subquery(child(collection), variable, child(predicate))
         case .conditional(let predicate, let whenTrue, let whenFalse):
-            node = .conditional(map(predicate), map(whenTrue), map(whenFalse))
+            node = .conditional(child(predicate), child(whenTrue), child(whenFalse))
         case .block(let block, let arguments):
-            node = .block(block, arguments?.map(map))
+            node = .block(block, arguments?.map(child))
         case .fetch(let request, let context, let countOnly):
-            node = .fetch(map(request), map(context), countOnly: countOnly)
+            node = .fetch(child(request), child(context), countOnly: countOnly)
         }
-        return NSExpression(node: node)
+        return changed ? NSExpression(node: node) : expression
     }
 }

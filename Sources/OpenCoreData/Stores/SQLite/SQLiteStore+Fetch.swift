@@ -11,24 +11,28 @@ extension SQLiteStore {
     }
 
     /// Runs `request` through the SQL compiler on `queue`; rows `cache` holds at their current
-    /// `Z_OPT` are not decoded again.
+    /// `Z_OPT` are not decoded again. Object, ID and count fetches compile once per shape
+    /// (``SQLStatementCache``) and run with their own constants.
     func compiledFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription, queue: DatabaseQueue,
                        cache: SQLiteRowCache?) throws -> StoreFetchResult {
-        let mapping = compilerMapping
-        let compiler = SQLFetchCompiler(mapping: mapping, dialect: dialect)
         do {
             switch request.resultType {
             case .countResultType:
-                let statement = try compiler.count(request, entity: entity)
-                return .count(try queue.inDatabase { db in try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0 })
+                let statement = try statement(for: request, entity: entity) { try $0.count(request, entity: entity) }
+                return .count(try queue.inDatabase { db in
+                    try Int.fetchOne(db.cachedStatement(sql: statement.sql), arguments: statement.arguments) ?? 0
+                })
             case .managedObjectIDResultType:
-                let statement = try compiler.objects(request, entity: entity)
-                let table = try mapping.tableName(for: entity)
+                let statement = try statement(for: request, entity: entity) { try $0.objects(request, entity: entity) }
+                guard let table = schema.entity(named: entity.name ?? "")?.tableName else {
+                    throw SQLCompileError("entity '\(entity.name ?? "?")'", "the store's schema has no table for it")
+                }
                 return .objectIDs(try queue.inDatabase { db in
                     try readObjectIDs(sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), table: table, db: db)
                 })
             case .dictionaryResultType:
-                let (statement, columns) = try compiler.dictionaries(request, entity: entity)
+                let mapping = compilerMapping
+                let (statement, columns) = try SQLFetchCompiler(mapping: mapping, dialect: dialect).dictionaries(request, entity: entity)
                 return .dictionaries(try queue.inDatabase { db in
                     try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map { row in
                         try columns.dictionary(from: row, mapping: mapping, store: self)
@@ -36,7 +40,9 @@ extension SQLiteStore {
                 })
             default:
                 guard let layout = layout(for: entity) else { return .snapshots([]) }
-                let statement = try compiler.objects(request, entity: entity, columns: Array(layout.columns.dropFirst(2)))
+                let statement = try statement(for: request, entity: entity) {
+                    try $0.objects(request, entity: entity, columns: Array(layout.columns.dropFirst(2)))
+                }
                 return .snapshots(try queue.inDatabase { db in
                     try readSnapshots(layout, sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db, reusing: cache)
                 })
@@ -47,6 +53,27 @@ extension SQLiteStore {
             throw error
         } catch {
             throw PersistentStoreErrors.fetchFailed(error, entity: entity, store: self)
+        }
+    }
+
+    /// `compile`'s statement for `request`: from the statement cache when a request of its shape
+    /// was compiled before, else compiled with its constants numbered and cached; a request
+    /// without a shape (``SQLRequestShape``) is compiled on its own, as every request was before.
+    func statement(for request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription,
+                   _ compile: (SQLFetchCompiler) throws -> SQLStatement) throws -> SQLStatement {
+        let (schema, statements) = schemaAndStatements
+        let compiler = {
+            SQLFetchCompiler(mapping: SQLiteCompilerMapping(schema: schema, model: self.managedObjectModel,
+                                                            externalDataDirectory: self.externalDataDirectory),
+                             dialect: self.dialect)
+        }
+        guard let shape = SQLRequestShape(request, entity: entity) else { return try compile(compiler()) }
+        return try statements.statement(for: shape) { shape in
+            var numbered = compiler()
+            let numbering = SQLParameterNumbering(shape)
+            numbered.numbering = numbering
+            let template = try compile(numbered)
+            return (template, numbering.isComplete)
         }
     }
 }

@@ -36,6 +36,8 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let schema: SQLiteSchema
         /// How rows of each root table are read, by table name.
         let layouts: [String: SQLiteRowLayout]
+        /// Fetch statements compiled for this schema, by request shape.
+        let statements = SQLStatementCache()
 
         init(schema: SQLiteSchema, model: NSManagedObjectModel?) {
             self.schema = schema
@@ -54,6 +56,15 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// How rows of each root table are read, by table name.
     var layouts: [String: SQLiteRowLayout] { lock.withLock { mapping.layouts } }
+
+    /// The fetch statements compiled for the current schema (a new schema starts a new cache).
+    var statementCache: SQLStatementCache { lock.withLock { mapping.statements } }
+
+    /// The schema with the statements compiled for it, read together so that a statement is
+    /// never cached for another schema than the one it was compiled with.
+    var schemaAndStatements: (schema: SQLiteSchema, statements: SQLStatementCache) {
+        lock.withLock { (mapping.schema, mapping.statements) }
+    }
 
     /// The dialect SQL text is written in.
     let dialect = SQLiteDialect()
@@ -413,6 +424,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     open override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
         closeGenerationReaders()
         rowCache.removeAll()
+        statementCache.removeAll()
         try? database?.close()
         database = nil
         if let privateCopyDirectory { try? FileManager.default.removeItem(at: privateCopyDirectory) }

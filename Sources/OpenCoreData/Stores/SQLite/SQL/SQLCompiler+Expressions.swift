@@ -17,11 +17,8 @@ extension SQLCompiler {
     func operand(_ expression: NSExpression, in scope: SQLQueryScope) throws -> SQLOperand {
         switch expression.node {
         case .constant(let value):
-            if SQLConstant.isUnsavedObject(value) { return unsavedObjectOperand(value) }
-            guard let operand = SQLConstant.operand(value) else {
-                throw SQLCompileError("the constant \(expression)", "a \(ValueComparison.typeName(value)) has no SQL value here")
-            }
-            return operand
+            return try constantOperand(value, of: expression, element: 0,
+                                       orElse: SQLCompileError("the constant \(expression)", "a \(ValueComparison.typeName(value)) has no SQL value here"))
         case .evaluatedObject:
             return objectOperand(of: scope)
         case .keyPath(let path):

@@ -60,7 +60,7 @@ extension SQLCompiler {
         if op == .contains, case .constant(let value) = predicate.leftExpression.node,
            ValueComparison.string(value) == nil, let collection = CollectionValue(membershipOf: ValueComparison.unwrap(value)) {
             let right = try operand(predicate.rightExpression, in: scope)
-            return try inList(right, try collection.elements.map(constantElement), options: predicate.options)
+            return try inList(right, try constantElements(collection, of: predicate.leftExpression), options: predicate.options)
         }
         let left = try operand(predicate.leftExpression, in: scope)
         return try apply(op, left, predicate.rightExpression, options: predicate.options, in: scope)
@@ -141,7 +141,7 @@ extension SQLCompiler {
                 guard let collection = CollectionValue(membershipOf: ValueComparison.unwrap(value)) else {
                     throw SQLCompileError("IN \(rightExpression)", "the right side is not a collection")
                 }
-                return try inList(left, try collection.elements.map(constantElement), options: options)
+                return try inList(left, try constantElements(collection, of: rightExpression), options: options)
             }
             let right = try operand(rightExpression, in: scope)
             if right.isNull { return falseCondition }
@@ -155,7 +155,7 @@ extension SQLCompiler {
                 guard let collection = CollectionValue(ValueComparison.unwrap(value)), collection.kind != .set else {
                     throw SQLCompileError("BETWEEN \(rightExpression)", "the bounds must be a collection of two values")
                 }
-                bounds = try collection.elements.map(constantElement)
+                bounds = try constantElements(collection, of: rightExpression)
             default:
                 throw SQLCompileError("BETWEEN \(rightExpression)", "the bounds must be a constant collection or {lower, upper}")
             }
@@ -169,13 +169,22 @@ extension SQLCompiler {
         }
     }
 
-    /// A constant element of a collection as an operand.
-    func constantElement(_ value: Any) throws -> SQLOperand {
-        if SQLConstant.isUnsavedObject(value) { return unsavedObjectOperand(value) }
-        guard let operand = SQLConstant.operand(value) else {
-            throw SQLCompileError("the constant \(value)", "a \(ValueComparison.typeName(value)) has no SQL value")
+    /// The elements of `collection`, the value of the constant `expression`, as operands.
+    func constantElements(_ collection: CollectionValue, of expression: NSExpression) throws -> [SQLOperand] {
+        try collection.elements.enumerated().map { index, value in
+            try constantOperand(value, of: expression, element: index,
+                                orElse: SQLCompileError("the constant \(value)", "a \(ValueComparison.typeName(value)) has no SQL value"))
         }
-        return operand
+    }
+
+    /// A constant (element `element` of the constant `expression`'s collection, or its single
+    /// value for 0) as an operand, bound to its parameter when compiling for a whole shape;
+    /// throws `error` when it has no SQL form.
+    func constantOperand(_ value: Any?, of expression: NSExpression, element: Int,
+                         orElse error: @autoclosure () -> SQLCompileError) throws -> SQLOperand {
+        if SQLConstant.isUnsavedObject(value) { return unsavedObjectOperand(value) }
+        guard let operand = SQLConstant.operand(value) else { throw error() }
+        return numbering?.parameterized(operand, of: expression, element: element) ?? operand
     }
 
     /// A temporary object ID: bound as primary key 0, which no stored row has, so it equals nothing.

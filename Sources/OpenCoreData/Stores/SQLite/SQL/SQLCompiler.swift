@@ -27,6 +27,9 @@ final class SQLCompiler {
     private var nextAlias = 0
     /// How many `NOT`s enclose the condition being compiled.
     private var negationDepth = 0
+    /// When compiling a statement for every request of a shape (``SQLStatementCache``): the
+    /// numbers of the request's constants, bound instead of their values.
+    var numbering: SQLParameterNumbering?
 
     init(mapping: any SQLSchemaMapping, dialect: any SQLDialect = SQLiteDialect()) {
         self.mapping = mapping

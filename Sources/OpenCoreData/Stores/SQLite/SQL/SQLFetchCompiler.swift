@@ -7,6 +7,9 @@
 struct SQLFetchCompiler {
     let mapping: any SQLSchemaMapping
     var dialect: any SQLDialect = SQLiteDialect()
+    /// When compiling for every request of a shape (``SQLStatementCache``): the numbers of the
+    /// request's constants, bound instead of their values.
+    var numbering: SQLParameterNumbering? = nil
 
     /// The rows a request selects, before the result columns are chosen.
     private struct Selection {
@@ -17,6 +20,7 @@ struct SQLFetchCompiler {
 
     private func selection(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription) throws -> Selection {
         let compiler = SQLCompiler(mapping: mapping, dialect: dialect)
+        compiler.numbering = numbering
         let scope = try compiler.rootScope(for: entity)
         var conditions: [SQLFragment] = []
         if let restriction = try compiler.entityCondition(alias: scope.alias, entity: entity, includingSubentities: request.includesSubentities) {

@@ -8,6 +8,10 @@ enum SQLValue: Equatable, Sendable, CustomStringConvertible {
     case real(Double)
     case text(String)
     case blob(Data)
+    /// The value of the request's constant number `n`, in a statement compiled once for every
+    /// request of a shape (``SQLStatementCache``); replaced by that value before the statement
+    /// runs, never bound itself.
+    case parameter(Int)
 
     var description: String {
         switch self {
@@ -16,6 +20,7 @@ enum SQLValue: Equatable, Sendable, CustomStringConvertible {
         case .real(let v): return String(v)
         case .text(let v): return "'\(v)'"
         case .blob(let v): return "<\(v.count) bytes>"
+        case .parameter(let n): return "?\(n)"
         }
     }
 }

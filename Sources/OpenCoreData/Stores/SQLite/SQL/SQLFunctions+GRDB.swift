@@ -54,6 +54,8 @@ extension SQLValue {
         case .real(let v): return v.databaseValue
         case .text(let v): return v.databaseValue
         case .blob(let v): return v.databaseValue
+        // Filled in by the statement cache before any statement runs.
+        case .parameter: return .null
         }
     }
 }

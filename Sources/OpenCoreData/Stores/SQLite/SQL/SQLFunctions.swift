@@ -56,7 +56,7 @@ enum SQLFunctions {
     /// reals as `Double`, blobs as `Data`, NULL as nil).
     static func value(_ value: SQLValue) -> Any? {
         switch value {
-        case .null: return nil
+        case .null, .parameter: return nil
         case .integer(let v): return v
         case .real(let v): return v
         case .text(let v): return v
@@ -105,7 +105,7 @@ enum SQLFunctions {
     /// reads them, the exact text of a blob or text value.
     static func decimalValue(_ value: SQLValue) -> Decimal? {
         switch value {
-        case .null: return nil
+        case .null, .parameter: return nil
         case .integer(let v): return Decimal(v)
         case .real(let v): return Decimal(string: "\(v)") ?? Decimal(v)
         case .text(let v): return Decimal(string: v)
