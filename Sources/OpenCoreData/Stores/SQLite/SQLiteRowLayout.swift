@@ -24,6 +24,35 @@ final class SQLiteRowLayout: @unchecked Sendable {
         var readsInt64 = false
     }
 
+    /// How the rows of one entity stored in the table are read.
+    // @unchecked Sendable: immutable once made, like the layout that holds it.
+    final class EntityRows: @unchecked Sendable {
+        let entity: NSEntityDescription
+        let layout: EntityLayout
+        let fields: [Field]
+        /// ``fields`` as plain numbers, read per row without copying a ``Field`` (its name and
+        /// kind would be retained and released for every column of every row).
+        let steps: ContiguousArray<Step>
+
+        init(entity: NSEntityDescription, layout: EntityLayout, fields: [Field]) {
+            self.entity = entity
+            self.layout = layout
+            self.fields = fields
+            steps = ContiguousArray(fields.indices.map { index in
+                Step(column: fields[index].index, slot: fields[index].slot ?? -1, field: index, readsInt64: fields[index].readsInt64)
+            })
+        }
+    }
+
+    /// One field of ``EntityRows``: its column, its slot (-1: kept by name), its index in
+    /// ``EntityRows/fields`` and whether it is read straight as an `Int64`.
+    struct Step {
+        let column: CInt
+        let slot: Int
+        let field: Int
+        let readsInt64: Bool
+    }
+
     enum Kind {
         /// An attribute, decoded through ``SQLiteValueCoding``.
         case attribute(SQLAttributeColumn)
@@ -38,12 +67,11 @@ final class SQLiteRowLayout: @unchecked Sendable {
     let columns: [String]
     /// `"Z_PK", "Z_ENT", …` quoted and joined, ready for a `SELECT`.
     let selectList: String
-    /// By `Z_ENT`: the entity description of the rows of that number stored in this table.
-    private let entities: [Int64: NSEntityDescription]
-    /// By `Z_ENT`: the snapshot fields of that entity.
-    private let fields: [Int64: [Field]]
-    /// By `Z_ENT`: the layout of that entity's snapshots.
-    private let layouts: [Int64: EntityLayout]
+    /// By `Z_ENT`: how rows of the entities stored in this table are read.
+    private let entityRows: [Int64: EntityRows]
+    /// The one entity stored in this table, when there is one (most tables): its rows are found
+    /// without a dictionary lookup.
+    private let onlyEntity: (number: Int64, rows: EntityRows)?
     /// By `Z_ENT`: every entity of the store, for the entity columns of to-one keys (`Z<n>_<REL>`).
     private let storeEntities: [Int64: NSEntityDescription]
 
@@ -54,16 +82,12 @@ final class SQLiteRowLayout: @unchecked Sendable {
         self.columns = columns
         selectList = columns.map(dialect.quote).joined(separator: ", ")
         let position = Dictionary(columns.enumerated().map { ($1, CInt($0)) }, uniquingKeysWith: { first, _ in first })
-        var entities: [Int64: NSEntityDescription] = [:]
         var storeEntities: [Int64: NSEntityDescription] = [:]
-        var fields: [Int64: [Field]] = [:]
-        var layouts: [Int64: EntityLayout] = [:]
+        var entityRows: [Int64: EntityRows] = [:]
         for mapping in schema.entities { storeEntities[mapping.number] = model?.entitiesByName[mapping.name] }
         for mapping in schema.entities where mapping.tableName == table.name {
             guard let entity = model?.entitiesByName[mapping.name] else { continue }
-            entities[mapping.number] = entity
             let layout = entity.layout
-            layouts[mapping.number] = layout
             var list: [Field] = []
             for (name, column) in mapping.attributes.sorted(by: { $0.key < $1.key }) {
                 guard let index = position[column.column] else { continue }
@@ -75,22 +99,28 @@ final class SQLiteRowLayout: @unchecked Sendable {
                 list.append(Field(name: name, index: index, kind: .toOne(destination: destination, entityColumn: key.entityColumn.flatMap { position[$0] }),
                                   slot: layout.slot(forKey: name)))
             }
-            fields[mapping.number] = list
+            entityRows[mapping.number] = EntityRows(entity: entity, layout: layout, fields: list)
         }
-        self.entities = entities
-        self.layouts = layouts
+        self.entityRows = entityRows
+        self.onlyEntity = entityRows.count == 1 ? entityRows.first.map { (number: $0.key, rows: $0.value) } : nil
         self.storeEntities = storeEntities
-        self.fields = fields
+    }
+
+    /// How rows of the entity numbered `number` are read; nil for an entity not stored here.
+    @inline(__always)
+    private func rows(number: Int64) -> EntityRows? {
+        if let onlyEntity, onlyEntity.number == number { return onlyEntity.rows }
+        return entityRows[number]
     }
 
     /// The entity of rows numbered `number` in this table.
-    func entity(number: Int64) -> NSEntityDescription? { entities[number] }
+    func entity(number: Int64) -> NSEntityDescription? { rows(number: number)?.entity }
 
     /// The layout of the snapshots of the entity numbered `number`.
-    func layout(number: Int64) -> EntityLayout? { layouts[number] }
+    func layout(number: Int64) -> EntityLayout? { rows(number: number)?.layout }
 
     /// The snapshot fields of the entity numbered `number` (empty for another table's entity).
-    func fields(number: Int64) -> [Field] { fields[number] ?? [] }
+    func fields(number: Int64) -> [Field] { rows(number: number)?.fields ?? [] }
 
     /// The snapshot of the row `statement` is on (selected with ``selectList``). With `cache`,
     /// a row the cache holds at the same `Z_OPT` is not decoded again: the cached snapshot is
@@ -103,63 +133,70 @@ final class SQLiteRowLayout: @unchecked Sendable {
     /// a foreign key or destination entity number that is not an integer or names no entity.
     func snapshot(at statement: SQLiteStatement, store: SQLiteStore, reusing cache: SQLiteRowCache? = nil) throws -> ObjectSnapshot {
         let number = sqlite3_column_int64(statement, 1)
-        guard sqlite3_column_type(statement, 1) == SQLITE_INTEGER, let entity = entities[number], let fields = fields[number] else {
+        guard sqlite3_column_type(statement, 1) == SQLITE_INTEGER, let rows = rows(number: number) else {
             throw rowError("\(describe(statement, 1)) names no entity stored in this table", column: 1, statement: statement, store: store)
         }
-        let objectID = NSManagedObjectID(entity: entity, store: store, primaryKey: sqlite3_column_int64(statement, 0))
+        let objectID = NSManagedObjectID(entity: rows.entity, store: store, primaryKey: sqlite3_column_int64(statement, 0))
         switch sqlite3_column_type(statement, 2) {
         case SQLITE_INTEGER, SQLITE_NULL: break
         default: throw rowError("\(describe(statement, 2)) is not a version number", column: 2, statement: statement, store: store)
         }
         let version = sqlite3_column_int64(statement, 2)
         if let cache, let cached = cache.snapshot(for: objectID, version: version) { return cached }
-        guard let layout = layouts[number] else {
-            throw rowError("\(describe(statement, 1)) names no entity stored in this table", column: 1, statement: statement, store: store)
-        }
-        var snapshot = ObjectSnapshot(objectID: objectID, layout: layout, slots: layout.emptyValues, version: version)
-        for field in fields {
-            let type = sqlite3_column_type(statement, field.index)
-            if type == SQLITE_NULL { continue }
-            let value: Any
-            switch field.kind {
-            case .attribute(let column):
-                if field.readsInt64 && type == SQLITE_INTEGER {
-                    value = sqlite3_column_int64(statement, field.index)
-                    break
-                }
-                let decoded: Any?
-                do {
-                    decoded = try SQLiteValueCoding.value(DatabaseValue(sqliteStatement: statement, index: field.index), column: column,
-                                                          externalDataDirectory: store.externalDataDirectory)
-                } catch {
-                    throw rowError(error.description, column: field.index, statement: statement, store: store)
-                }
-                guard let decoded else { continue }
-                if column.attributeType == .objectIDAttributeType {
-                    // Stored as the ID's URI; it comes back when the coordinator knows its store.
-                    guard let uri = decoded as? URL, let id = store.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) else { continue }
-                    value = id
+        var slots = SlotValues(repeating: nil, count: rows.layout.count)
+        var byName: [(name: String, value: Any)] = []
+        try rows.steps.withUnsafeBufferPointer { steps in
+            for step in steps {
+                let type = sqlite3_column_type(statement, step.column)
+                if type == SQLITE_NULL { continue }
+                let value: Any
+                if step.readsInt64 && type == SQLITE_INTEGER {
+                    value = sqlite3_column_int64(statement, step.column)
                 } else {
+                    guard let decoded = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store) else { continue }
                     value = decoded
                 }
-            case .toOne(var destination, let entityColumn):
-                guard type == SQLITE_INTEGER else {
-                    throw rowError("\(describe(statement, field.index)) is not a primary key", column: field.index, statement: statement, store: store)
-                }
-                if let entityColumn, sqlite3_column_type(statement, entityColumn) != SQLITE_NULL {
-                    guard sqlite3_column_type(statement, entityColumn) == SQLITE_INTEGER,
-                          let actual = storeEntities[sqlite3_column_int64(statement, entityColumn)],
-                          actual.isKindOf(entity: destination) else {
-                        throw rowError("\(describe(statement, entityColumn)) names no entity of the relationship's destination '\(destination.name ?? "?")'",
-                                       column: entityColumn, statement: statement, store: store)
-                    }
-                    destination = actual
-                }
-                value = NSManagedObjectID(entity: destination, store: store, primaryKey: sqlite3_column_int64(statement, field.index))
+                if step.slot >= 0 { slots[step.slot] = value } else { byName.append((rows.fields[step.field].name, value)) }
             }
-            if let slot = field.slot { snapshot.slots[slot] = value } else { snapshot[field.name] = value }
         }
+        var snapshot = ObjectSnapshot(objectID: objectID, layout: rows.layout, slots: slots, version: version)
+        for (name, value) in byName { snapshot[name] = value }
         return snapshot
+    }
+
+    /// The value of `field` in the row `statement` is on (its column's type is `type`, not
+    /// NULL), through ``SQLiteValueCoding`` for an attribute; nil for a value left out (an object
+    /// ID whose store the coordinator doesn't know).
+    private func value(of field: Field, type: CInt, at statement: SQLiteStatement, store: SQLiteStore) throws -> Any? {
+        switch field.kind {
+        case .attribute(let column):
+            let decoded: Any?
+            do {
+                decoded = try SQLiteValueCoding.value(DatabaseValue(sqliteStatement: statement, index: field.index), column: column,
+                                                      externalDataDirectory: store.externalDataDirectory)
+            } catch {
+                throw rowError(error.description, column: field.index, statement: statement, store: store)
+            }
+            guard let decoded else { return nil }
+            guard column.attributeType == .objectIDAttributeType else { return decoded }
+            // Stored as the ID's URI; it comes back when the coordinator knows its store.
+            guard let uri = decoded as? URL else { return nil }
+            return store.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri)
+        case .toOne(var destination, let entityColumn):
+            guard type == SQLITE_INTEGER else {
+                throw rowError("\(describe(statement, field.index)) is not a primary key", column: field.index, statement: statement, store: store)
+            }
+            if let entityColumn, sqlite3_column_type(statement, entityColumn) != SQLITE_NULL {
+                guard sqlite3_column_type(statement, entityColumn) == SQLITE_INTEGER,
+                      let actual = storeEntities[sqlite3_column_int64(statement, entityColumn)],
+                      actual.isKindOf(entity: destination) else {
+                    throw rowError("\(describe(statement, entityColumn)) names no entity of the relationship's destination '\(destination.name ?? "?")'",
+                                   column: entityColumn, statement: statement, store: store)
+                }
+                destination = actual
+            }
+            return NSManagedObjectID(entity: destination, store: store, primaryKey: sqlite3_column_int64(statement, field.index))
+        }
     }
 
     /// The value at `index` of the row `statement` is on, as messages show it.
