@@ -42,7 +42,16 @@ final class ManagedObjectState {
     }
 
     /// Whether no slot holds a value.
-    var hasNoValues: Bool { !values.contains { $0 != nil } }
+    var hasNoValues: Bool {
+        // Values never written still share the layout's empty buffer: no need to look at them.
+        if values.withUnsafeBufferPointer({ $0.baseAddress }) == layout.emptyValues.withUnsafeBufferPointer({ $0.baseAddress }) {
+            return true
+        }
+        return values.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices { if case .some = buffer[index] { return false } }
+            return true
+        }
+    }
 
     /// Moves the values to `newLayout` by property name: the entity changed while its model was
     /// still editable.

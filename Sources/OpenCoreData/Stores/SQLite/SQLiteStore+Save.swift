@@ -29,7 +29,10 @@ extension SQLiteStore {
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
         try checkIDs(changes)
         let queue = try openDatabase()
-        let conflicts = try queue.read { db in try self.conflicts(in: changes, db: db) }
+        // Not `read`: its `PRAGMA query_only` switches expire every prepared statement of the
+        // connection, which SQLite then recompiles at their next step. The save's transaction
+        // checks the versions again (`AND Z_OPT = ?`), so this check needs no transaction.
+        let conflicts = try queue.inDatabase { db in try self.conflicts(in: changes, db: db) }
         if !conflicts.isEmpty { throw mergeError(conflicts) }
     }
 
@@ -41,6 +44,7 @@ extension SQLiteStore {
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
         try checkIDs(changes)
         let queue = try openDatabase()
+        var written: Int?
         do {
             try queue.write { db in
                 var writer = SQLiteRowWriter(store: self, db: db)
@@ -52,8 +56,9 @@ extension SQLiteStore {
                 }
                 try writeToManyRelationships(changes, db: db)
                 try raisePrimaryKeyCounters(changes.inserted, db: db)
-                try writeCurrentMetadata(db)
+                written = try writeCurrentMetadata(db)
             }
+            if let written { metadataWritten(written) }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {

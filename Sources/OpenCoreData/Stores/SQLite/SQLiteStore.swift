@@ -79,6 +79,10 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Serializes changes to the Swift-side state (metadata).
     let lock = NSRecursiveLock()
 
+    /// How many times ``metadata`` was set, and the count whose metadata is in the file (equal
+    /// after opening or creating the store). Guarded by `lock`.
+    private var metadataChanges = (current: 0, written: 0)
+
     /// The last snapshot read or saved of each row, shared by every context of the
     /// coordinator: fetches fill it, fault firing reads it before SQL, saves keep it current.
     let rowCache = SQLiteRowCache()
@@ -297,13 +301,30 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             var merged = newValue ?? [:]
             merged[NSStoreTypeKey] = type
             merged[NSStoreUUIDKey] = identifier
-            lock.withLock { super.metadata = merged }
+            lock.withLock {
+                super.metadata = merged
+                metadataChanges.current += 1
+            }
         }
     }
 
-    /// Writes ``metadata`` into `Z_METADATA` inside a save's transaction.
-    func writeCurrentMetadata(_ db: Database) throws {
-        try Self.writeMetadata(metadata ?? [:], to: db)
+    /// Writes ``metadata`` into `Z_METADATA` inside a save's transaction when it changed since
+    /// it was last read or written (serializing the property list costs more than the rest of a
+    /// small save). Returns the change count written, for ``metadataWritten(_:)`` once the
+    /// transaction commits; nil when nothing was written.
+    ///
+    /// Apple documents that metadata set on a store is written by the next save; a save with
+    /// unchanged metadata leaves the row alone.
+    func writeCurrentMetadata(_ db: Database) throws -> Int? {
+        let (current, changes) = lock.withLock { (super.metadata, metadataChanges) }
+        guard changes.current != changes.written else { return nil }
+        try Self.writeMetadata(current ?? [:], to: db)
+        return changes.current
+    }
+
+    /// Records that the metadata at change count `count` is in the file.
+    func metadataWritten(_ count: Int) {
+        lock.withLock { metadataChanges.written = max(metadataChanges.written, count) }
     }
 
     open override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {

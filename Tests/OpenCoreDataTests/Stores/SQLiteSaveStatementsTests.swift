@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import Testing
+@testable import OpenCoreData
+
+/// What a save runs on the SQLite connection beyond its rows: metadata only when it changed,
+/// and no switch of `PRAGMA query_only` (which expires every prepared statement).
+@Suite struct SQLiteSaveStatementsTests {
+    static func model() -> NSManagedObjectModel {
+        let item = NSEntityDescription()
+        item.name = "Item"
+        let count = NSAttributeDescription()
+        count.name = "count"
+        count.attributeType = .integer64AttributeType
+        item.properties = [count]
+        let model = NSManagedObjectModel()
+        model.entities = [item]
+        return model
+    }
+
+    struct Stack {
+        let coordinator: NSPersistentStoreCoordinator
+        let store: SQLiteStore
+        let context: NSManagedObjectContext
+        let counter = SQLStatementCounter()
+        let url: URL
+
+        init(directory: URL) throws {
+            coordinator = NSPersistentStoreCoordinator(managedObjectModel: SQLiteSaveStatementsTests.model())
+            url = directory.appendingPathComponent("Items.sqlite")
+            store = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                                                    at: url, options: nil) as? SQLiteStore)
+            context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            let counter = self.counter
+            _ = store.sqlLog.addObserver { counter.add($0) }
+        }
+
+        /// The SQL of the statements run while `body` runs.
+        func statements(_ body: () throws -> Void) rethrows -> [String] {
+            let before = counter.all.count
+            try body()
+            return counter.all.dropFirst(before).map(\.sql)
+        }
+    }
+
+    @Test func metadataIsWrittenByTheSaveAfterItChanges() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stack = try Stack(directory: directory)
+        let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: stack.context)
+        item.setValue(Int64(1), forKey: "count")
+
+        // The file got its metadata when it was created: saving rows leaves it alone.
+        let first = try stack.statements { try stack.context.save() }
+        #expect(first.contains { $0.contains("INSERT INTO") && $0.contains("ZITEM") })
+        #expect(!first.contains { $0.contains("Z_METADATA") })
+
+        var metadata = stack.coordinator.metadata(for: stack.store)
+        metadata["com.example.marker"] = "written"
+        stack.coordinator.setMetadata(metadata, for: stack.store)
+        item.setValue(Int64(2), forKey: "count")
+        let second = try stack.statements { try stack.context.save() }
+        #expect(second.contains { $0.contains("INSERT INTO Z_METADATA") })
+        let onDisk = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: stack.url, options: nil)
+        #expect(onDisk["com.example.marker"] as? String == "written")
+
+        // Written once: the next save leaves it alone again.
+        item.setValue(Int64(3), forKey: "count")
+        let third = try stack.statements { try stack.context.save() }
+        #expect(!third.contains { $0.contains("Z_METADATA") })
+        #expect(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: stack.url, options: nil)["com.example.marker"]
+                as? String == "written")
+    }
+
+    @Test func savesAndFetchesDoNotSwitchQueryOnly() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stack = try Stack(directory: directory)
+        for value in 1...3 {
+            NSEntityDescription.insertNewObject(forEntityName: "Item", into: stack.context).setValue(Int64(value), forKey: "count")
+        }
+        try stack.context.save()
+        let statements = try stack.statements {
+            for round in 0..<3 {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+                request.predicate = NSPredicate(format: "count >= %@", argumentArray: [NSNumber(value: 1)])
+                for item in try stack.context.fetch(request) {
+                    item.setValue(Int64(10 * (round + 1)), forKey: "count")
+                }
+                try stack.context.save()
+            }
+        }
+        #expect(statements.contains { $0.hasPrefix("UPDATE") })
+        #expect(!statements.contains { $0.uppercased().contains("QUERY_ONLY") })
+    }
+}
