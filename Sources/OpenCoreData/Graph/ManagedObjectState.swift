@@ -20,7 +20,11 @@ final class ManagedObjectState {
     /// The snapshot last read from or saved to a store.
     @exclusivity(unchecked) var committedSnapshot: ObjectSnapshot?
     /// Old values of the slots changed in the current event, in the order first changed.
-    @exclusivity(unchecked) var eventChanges: [EventChange] = []
+    @exclusivity(unchecked) var eventChanges: [EventChange] = [] {
+        didSet { eventSlots = ChangedSlots(eventChanges.lazy.map(\.slot)) }
+    }
+    /// The slots of ``eventChanges``, as bits (slots past 63 share one bit: scan those).
+    @exclusivity(unchecked) private(set) var eventSlots = ChangedSlots()
     /// The context's ``NSManagedObjectContext/listEpoch`` when a change last found the object in
     /// its inserted or updated list (0: not known): until the lists change, further changes
     /// need not look again.

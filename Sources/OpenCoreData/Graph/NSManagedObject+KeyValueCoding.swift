@@ -115,6 +115,9 @@ extension NSManagedObject: KeyValueCoding {
     /// `@Managed` macro's getters call it.
     public func managedValue<T>(forKey key: String, as type: T.Type = T.self) -> T {
         let raw = value(forKey: key)
+        // A stored value already of type `T` (the common case) needs one cast, not the general
+        // conversion, which first strips nested optionals.
+        if let raw, let value = raw as? T { return value }
         if let value = ManagedValueConversion.cast(raw, to: T.self) { return value }
         preconditionFailure("Property '\(key)' of entity \(entity.name ?? "?") holds \(raw == nil ? "nil" : ValueComparison.typeName(raw)), which can't be read as \(T.self)")
     }

@@ -64,7 +64,8 @@ extension NSManagedObjectContext {
     /// (``listEpoch``), further changes of that object skip the lookups.
     func recordChange(of object: NSManagedObject, slot: Int, key: String, oldValue: Any?) {
         guard recordingSuspended == 0, let state = object.state else { return }
-        if !state.eventChanges.contains(where: { $0.slot == slot }) {
+        let recorded = slot < 63 ? state.eventSlots.contains(slot) : state.eventChanges.contains { $0.slot == slot }
+        if !recorded {
             if state.eventChanges.isEmpty {
                 state.eventChanges.reserveCapacity(4)
                 eventTouched.insert(object)

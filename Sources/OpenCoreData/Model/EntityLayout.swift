@@ -182,6 +182,13 @@ struct ChangedSlots: Equatable {
 
     static let none = ChangedSlots()
 
+    init() {}
+
+    /// The set of `slots`.
+    init<S: Sequence<Int>>(_ slots: S) {
+        for slot in slots { insert(slot) }
+    }
+
     var isEmpty: Bool { bits == 0 }
 
     mutating func insert(_ slot: Int) { bits |= slot < 63 ? 1 << UInt64(slot) : 1 << 63 }

@@ -103,4 +103,15 @@ import Testing
         #expect(ValueComparison.sameTypeEqual(Date(timeIntervalSinceReferenceDate: 1), Date(timeIntervalSinceReferenceDate: 1)) == true)
         #expect(ValueComparison.sameTypeEqual(NSNumber(value: 1), NSNumber(value: 1)) == nil)
     }
+
+    @Test func changedSlotsAreASupersetPast63() {
+        let set = ChangedSlots([0, 5, 62])
+        #expect(set.contains(0) && set.contains(5) && set.contains(62))
+        #expect(!set.contains(1) && !set.contains(63) && !set.contains(200))
+        let far = ChangedSlots([70])
+        // Slots past 63 share one bit: the set may say more than was inserted, never less.
+        #expect(far.contains(70) && far.contains(64) && far.contains(1000))
+        #expect(!far.contains(3))
+        #expect(ChangedSlots([Int]()).isEmpty)
+    }
 }

@@ -26,25 +26,53 @@ extension SQLiteRowLayout {
     /// The column values of `snapshot` for `fields`, in ``columnNames(of:)`` order. Throws for
     /// an attribute value its column type can't hold.
     /// Values are read by slot when the snapshot has the layout the fields were made for (always,
-    /// for a model in use), else by name.
-    func columnValues(of snapshot: ObjectSnapshot, number: Int64, fields: [Field], store: SQLiteStore,
-                      into values: inout [DatabaseValue]) throws {
+    /// for a model in use), else by name. `steps` are ``steps(of:)`` of `fields`: a plain
+    /// `Integer 64` value goes straight into its column value, others through
+    /// ``SQLiteValueCoding``.
+    func columnValues(of snapshot: ObjectSnapshot, number: Int64, fields: [Field], steps: ContiguousArray<Step>,
+                      store: SQLiteStore, into values: inout [DatabaseValue]) throws {
         let bySlot = snapshot.layout === layout(number: number)
-        func value(_ field: Field) -> Any? {
-            if bySlot, let slot = field.slot { return snapshot.slots[slot] }
-            return snapshot[field.name]
-        }
-        for field in fields {
-            switch field.kind {
-            case .attribute(let column):
-                values.append(try SQLiteValueCoding.databaseValue(value(field), column: column))
-            case .toOne(_, let entityColumn):
-                let destination = value(field) as? NSManagedObjectID
-                values.append(destination?.primaryKey.map(\.databaseValue) ?? .null)
-                if entityColumn != nil {
-                    let number = destination.flatMap { store.schema.entity(named: $0.entity.name ?? "")?.number }
-                    values.append(number?.databaseValue ?? .null)
+        try steps.withUnsafeBufferPointer { steps in
+            for step in steps {
+                if bySlot && step.slot >= 0 {
+                    let value = snapshot.slots[step.slot]
+                    if step.readsInt64 {
+                        guard let value else {
+                            values.append(.null)
+                            continue
+                        }
+                        if let int = ValueComparison.exact(value, as: Int64.self) {
+                            values.append(int.databaseValue)
+                            continue
+                        }
+                    }
+                    try append(value, of: fields[step.field], store: store, into: &values)
+                } else {
+                    try append(snapshot[fields[step.field].name], of: fields[step.field], store: store, into: &values)
                 }
+            }
+        }
+    }
+
+    /// The write plan of `fields` (see ``Step``), made once per statement.
+    static func steps(of fields: [Field]) -> ContiguousArray<Step> {
+        ContiguousArray(fields.indices.map { index in
+            Step(column: fields[index].index, slot: fields[index].slot ?? -1, field: index, readsInt64: fields[index].readsInt64)
+        })
+    }
+
+    /// Appends the column value (two for a to-one relationship into a table of several
+    /// entities) of `value` for `field`.
+    private func append(_ value: Any?, of field: Field, store: SQLiteStore, into values: inout [DatabaseValue]) throws {
+        switch field.kind {
+        case .attribute(let column):
+            values.append(try SQLiteValueCoding.databaseValue(value, column: column))
+        case .toOne(_, let entityColumn):
+            let destination = value as? NSManagedObjectID
+            values.append(destination?.primaryKey.map(\.databaseValue) ?? .null)
+            if entityColumn != nil {
+                let number = destination.flatMap { store.schema.entity(named: $0.entity.name ?? "")?.number }
+                values.append(number?.databaseValue ?? .null)
             }
         }
     }

@@ -38,9 +38,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
             self.entity = entity
             self.layout = layout
             self.fields = fields
-            steps = ContiguousArray(fields.indices.map { index in
-                Step(column: fields[index].index, slot: fields[index].slot ?? -1, field: index, readsInt64: fields[index].readsInt64)
-            })
+            steps = SQLiteRowLayout.steps(of: fields)
         }
     }
 

@@ -26,6 +26,13 @@ struct SQLiteRowWriter {
     private struct Prepared {
         let statement: Statement
         let fields: [SQLiteRowLayout.Field]
+        let steps: ContiguousArray<SQLiteRowLayout.Step>
+
+        init(statement: Statement, fields: [SQLiteRowLayout.Field]) {
+            self.statement = statement
+            self.fields = fields
+            steps = SQLiteRowLayout.steps(of: fields)
+        }
     }
 
     private struct UpdateKey: Hashable {
@@ -61,7 +68,7 @@ struct SQLiteRowWriter {
         values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
         values.append(number.databaseValue)
         values.append(1.databaseValue)
-        try layout.columnValues(of: snapshot, number: number, fields: prepared.fields, store: store, into: &values)
+        try layout.columnValues(of: snapshot, number: number, fields: prepared.fields, steps: prepared.steps, store: store, into: &values)
         try prepared.statement.run(values, db)
     }
 
@@ -79,7 +86,7 @@ struct SQLiteRowWriter {
             updates[key] = prepared
         }
         values.removeAll(keepingCapacity: true)
-        try layout.columnValues(of: snapshot, number: number, fields: prepared.fields, store: store, into: &values)
+        try layout.columnValues(of: snapshot, number: number, fields: prepared.fields, steps: prepared.steps, store: store, into: &values)
         values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
         values.append(snapshot.version.databaseValue)
         try prepared.statement.run(values, db)
