@@ -21,7 +21,11 @@ final class ManagedObjectState {
     @exclusivity(unchecked) var committedSnapshot: ObjectSnapshot?
     /// Old values of the slots changed in the current event, in the order first changed.
     @exclusivity(unchecked) var eventChanges: [EventChange] = [] {
-        didSet { eventSlots = ChangedSlots(eventChanges.lazy.map(\.slot)) }
+        didSet {
+            var slots = ChangedSlots()
+            for index in eventChanges.indices { slots.insert(eventChanges[index].slot) }
+            eventSlots = slots
+        }
     }
     /// The slots of ``eventChanges``, as bits (slots past 63 share one bit: scan those).
     @exclusivity(unchecked) private(set) var eventSlots = ChangedSlots()

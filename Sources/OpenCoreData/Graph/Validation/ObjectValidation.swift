@@ -30,10 +30,21 @@ enum ObjectValidation {
         switch phase {
         case .insert, .update:
             let layout = object.layout
+            // A plain NSManagedObject overrides neither `value(forKey:)` nor
+            // `validateValue(_:forKey:)`: its values are read and checked by slot.
+            let isPlain = type(of: object) == NSManagedObject.self
             for slot in 0..<layout.count where layout.rules[slot].isValidatedAtSave {
-                var value = object.value(forKey: layout.names[slot])
                 do {
-                    try object.validateValue(&value, forKey: layout.names[slot])
+                    if isPlain {
+                        var value = object.read(slot: slot)
+                        let rule = layout.rules[slot]
+                        if let present = value, !rule.hasPredicates && rule.hasExactType(present) { continue }
+                        if value == nil && rule.isOptional { continue }
+                        try validateValue(&value, forKey: layout.names[slot], of: object)
+                    } else {
+                        var value = object.value(forKey: layout.names[slot])
+                        try object.validateValue(&value, forKey: layout.names[slot])
+                    }
                 } catch {
                     errors.append(error)
                 }
