@@ -309,9 +309,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func forgetFreedObjects() {
         let freed = registry.takeFreedIDs()
         guard !freed.isEmpty, !rowCache.isEmpty || !refreshedFaults.isEmpty else { return }
-        for key in registry.unregistered(freed) {
-            rowCache[key] = nil
-            refreshedFaults.remove(key)
+        for id in registry.unregistered(freed) {
+            rowCache[id.key] = nil
+            refreshedFaults.remove(id.key)
         }
     }
 

@@ -21,25 +21,35 @@ import CSwiftRuntime
 /// entries would do the same at the cost of a side table per object (7–20 % on the benchmarks
 /// and 90 MB when walking a million faults).
 ///
-/// Entries are keyed by the IDs' ``ObjectIDKey`` (hashed and compared without dynamic dispatch);
-/// a fetch looks up and registers its objects with ``objects(for:)`` and ``register(_:)``, one
-/// lock for all of them.
+/// Entries are keyed by the ID objects themselves, hashed and compared through their
+/// ``ObjectIDKey`` (no dynamic dispatch): 16 bytes a bucket, where keying by the 24-byte
+/// ``ObjectIDKey`` itself made the registry the largest structure of a walk through a million
+/// faults. A fetch looks up and registers its objects with ``objects(for:)`` and
+/// ``register(_:)``, one lock for all of them.
 final class ObjectRegistry {
     /// Guards ``entries`` and ``freedIDs``.
     private let lock = NSLock()
-    private var entries: [ObjectIDKey: Unmanaged<NSManagedObject>] = [:]
-    /// Keys of objects freed since the context last looked (see ``takeFreedIDs()``).
-    private var freedIDs: [ObjectIDKey] = []
+    private var entries: [Key: Unmanaged<NSManagedObject>] = [:]
+    /// IDs of objects freed since the context last looked (see ``takeFreedIDs()``).
+    private var freedIDs: [NSManagedObjectID] = []
+
+    /// An ID as a dictionary key: equal when the IDs are (same ``ObjectIDKey``).
+    private struct Key: Hashable {
+        let id: NSManagedObjectID
+        init(_ id: NSManagedObjectID) { self.id = id }
+        static func == (a: Key, b: Key) -> Bool { a.id === b.id || a.id.key == b.id.key }
+        func hash(into hasher: inout Hasher) { hasher.combine(id.key) }
+    }
 
     /// The registered object with `id` (set `nil` to unregister).
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
-        get { lock.withLock { entries[id.key].flatMap(Self.retainedIfAlive) } }
-        set { lock.withLock { entries[id.key] = newValue.map { Unmanaged.passUnretained($0) } } }
+        get { lock.withLock { entries[Key(id)].flatMap(Self.retainedIfAlive) } }
+        set { lock.withLock { entries[Key(id)] = newValue.map { Unmanaged.passUnretained($0) } } }
     }
 
     /// The registered objects of `ids`, in order, `nil` where none is, under one lock.
     func objects(for ids: [NSManagedObjectID]) -> [NSManagedObject?] {
-        lock.withLock { ids.map { entries[$0.key].flatMap(Self.retainedIfAlive) } }
+        lock.withLock { ids.map { entries[Key($0)].flatMap(Self.retainedIfAlive) } }
     }
 
     /// Registers each object of `objects` under its ID unless a live object is registered
@@ -51,7 +61,7 @@ final class ObjectRegistry {
                 let fresh = Unmanaged.passUnretained(object)
                 var registered = object
                 // One hash lookup: the default inserts `fresh` when the key is new.
-                Self.update(&entries[object.objectID.key, default: fresh]) { entry in
+                Self.update(&entries[Key(object.objectID), default: fresh]) { entry in
                     guard entry.toOpaque() != fresh.toOpaque() else { return }
                     if let existing = Self.retainedIfAlive(entry) {
                         registered = existing
@@ -87,7 +97,7 @@ final class ObjectRegistry {
 
     /// Removes the entry of `id` if it is `object`; returns whether it did. Call with the lock held.
     private func removeLocked(_ object: NSManagedObject, id: NSManagedObjectID) -> Bool {
-        guard let index = entries.index(forKey: id.key),
+        guard let index = entries.index(forKey: Key(id)),
               entries.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return false }
         entries.remove(at: index)
         return true
@@ -97,18 +107,18 @@ final class ObjectRegistry {
     /// it, and remembers `id` for ``takeFreedIDs()``. Safe on any thread.
     func removeFreed(_ object: NSManagedObject, id: NSManagedObjectID) {
         lock.withLock {
-            if removeLocked(object, id: id) { freedIDs.append(id.key) }
+            if removeLocked(object, id: id) { freedIDs.append(id) }
         }
     }
 
-    /// The keys of `keys` no object is registered under, under one lock. (An object being freed
-    /// still counts until it unregisters; its key then comes back from ``takeFreedIDs()``.)
-    func unregistered(_ keys: [ObjectIDKey]) -> [ObjectIDKey] {
-        lock.withLock { keys.filter { entries[$0] == nil } }
+    /// The IDs of `ids` no object is registered under, under one lock. (An object being freed
+    /// still counts until it unregisters; its ID then comes back from ``takeFreedIDs()``.)
+    func unregistered(_ ids: [NSManagedObjectID]) -> [NSManagedObjectID] {
+        lock.withLock { ids.filter { entries[Key($0)] == nil } }
     }
 
-    /// The keys of the objects freed since the last call.
-    func takeFreedIDs() -> [ObjectIDKey] {
+    /// The IDs of the objects freed since the last call.
+    func takeFreedIDs() -> [NSManagedObjectID] {
         lock.withLock {
             defer { freedIDs.removeAll() }
             return freedIDs

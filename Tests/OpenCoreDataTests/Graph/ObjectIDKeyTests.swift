@@ -119,7 +119,7 @@ import Testing
             #expect(registry.count == 2 && registry[a.objectID] === a)
             let found = registry.objects(for: [b.objectID, unregistered.objectID, a.objectID])
             #expect(found.count == 3 && found[0] === b && found[1] == nil && found[2] === a)
-            #expect(registry.unregistered([a.objectID.key, unregistered.objectID.key]) == [unregistered.objectID.key])
+            #expect(registry.unregistered([a.objectID, unregistered.objectID]).map(\.key) == [unregistered.objectID.key])
             registry.remove(a, id: a.objectID)
             registry.remove(b, id: b.objectID)
             #expect(registry.count == 0)
