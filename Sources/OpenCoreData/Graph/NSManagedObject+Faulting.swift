@@ -27,8 +27,9 @@ extension NSManagedObject {
             state = ManagedObjectState(isFault: true, layout: layout)
             if let previous {
                 state.didAwakeFromInsert = previous.didAwakeFromInsert
-                state.eventChanges = previous.eventChanges
+                // Relayout first: the event's changes are recorded by slot.
                 if previous.layout !== layout { previous.relayout(to: layout) }
+                state.eventChanges = previous.eventChanges
                 state.values = previous.values
             }
             self.state = state

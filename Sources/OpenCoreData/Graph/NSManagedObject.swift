@@ -47,13 +47,28 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// key was added since.
     @inline(__always)
     func slot(forKey key: String) -> Int? {
-        guard let state else { return entity.layout.slot(forKey: key) }
+        guard let state else { return entity.layout.slot(forKey: key) ?? slotOfEquivalentName(key, in: entity.layout) }
         if let slot = state.layout.slot(forKey: key) { return slot }
-        guard !entity.hasFrozenLayout else { return nil }
+        return slotAfterMiss(key, state: state)
+    }
+
+    /// ``slot(forKey:)`` when the object's layout has no slot for `key`: the entity's layout may
+    /// be newer (a property added while the model was editable), or `key` may equal a property's
+    /// name only up to Unicode normalization (the layout hashes bytes; `String` compares
+    /// canonically, as the property dictionaries do).
+    private func slotAfterMiss(_ key: String, state: ManagedObjectState) -> Int? {
         let current = entity.layout
-        guard let slot = current.slot(forKey: key) else { return nil }
-        state.relayout(to: current)
-        return slot
+        if current !== state.layout, current.slot(forKey: key) ?? slotOfEquivalentName(key, in: current) != nil {
+            state.relayout(to: current)
+            return current.slot(forKey: key) ?? slotOfEquivalentName(key, in: current)
+        }
+        return slotOfEquivalentName(key, in: state.layout)
+    }
+
+    /// The slot of the property whose name equals `key` as a `String` but not byte for byte.
+    private func slotOfEquivalentName(_ key: String, in layout: EntityLayout) -> Int? {
+        guard let property = entity.propertiesByName[key], !property.name.utf8.elementsEqual(key.utf8) else { return nil }
+        return layout.slot(forKey: property.name)
     }
 
     /// The current value in `slot`: an attribute's Swift value, a to-one destination

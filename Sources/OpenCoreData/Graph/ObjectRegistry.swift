@@ -61,7 +61,7 @@ final class ObjectRegistry {
                 let fresh = Unmanaged.passUnretained(object)
                 var registered = object
                 // One hash lookup: the default inserts `fresh` when the key is new.
-                Self.update(&entries[Key(object.objectID), default: fresh]) { entry in
+                modifyInPlace(&entries[Key(object.objectID), default: fresh]) { entry in
                     guard entry.toOpaque() != fresh.toOpaque() else { return }
                     if let existing = Self.retainedIfAlive(entry) {
                         registered = existing
@@ -74,8 +74,6 @@ final class ObjectRegistry {
         }
     }
 
-    /// Runs `body` on `value` in place (for a dictionary's `modify` accessor).
-    private static func update<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
     /// Every registered object.
     var values: [NSManagedObject] { lock.withLock { entries.values.compactMap(Self.retainedIfAlive) } }
@@ -132,3 +130,8 @@ final class ObjectRegistry {
         }
     }
 }
+
+/// Runs `body` on `value` in place: with a dictionary's `subscript(_:default:)`, one hash lookup
+/// reads and writes an entry.
+@inline(__always)
+func modifyInPlace<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }

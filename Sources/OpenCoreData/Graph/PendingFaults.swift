@@ -23,7 +23,7 @@ struct PendingFaults {
             let entity = ids[start].entity
             let end = ids[start...].firstIndex { $0.entity !== entity } ?? ids.endIndex
             let key = ObjectIdentifier(entity)
-            Self.update(&byEntity[key, default: []]) { list in
+            modifyInPlace(&byEntity[key, default: []]) { list in
                 // Only the last `capacity` of a long run can stay.
                 list.append(contentsOf: ids[start..<end].suffix(Self.capacity))
                 if list.count > Self.capacity { list.removeFirst(list.count - Self.capacity / 2) }
@@ -32,8 +32,6 @@ struct PendingFaults {
         }
     }
 
-    /// Runs `body` on `value` in place (for a dictionary's `modify` accessor).
-    private static func update<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
     /// The IDs to load when `fired` fires: `fired`, then recorded IDs of its entity and store
     /// that `isUnloadedFault` accepts. Those and the IDs it rejects leave the list.

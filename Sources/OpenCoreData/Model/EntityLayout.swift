@@ -162,6 +162,14 @@ struct SlotRule {
         exactType = (property as? NSAttributeDescription).flatMap { PropertyValueCoercion.exactType(of: $0.attributeType) }
     }
 
+    /// Whether the property's rules accept `value` with nothing more to check: nil for an
+    /// optional property, or a value of ``exactType`` when there are no validation predicates.
+    @inline(__always)
+    func accepts(_ value: Any?) -> Bool {
+        guard let value else { return isOptional }
+        return !hasPredicates && hasExactType(value)
+    }
+
     /// Whether `value` has ``exactType``: the attribute keeps it unchanged and its type rules
     /// accept it (validation predicates aside).
     @inline(__always)

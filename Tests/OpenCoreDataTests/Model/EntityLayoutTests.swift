@@ -114,4 +114,38 @@ import Testing
         #expect(!far.contains(3))
         #expect(ChangedSlots([Int]()).isEmpty)
     }
+
+    /// An object made while its model was editable keeps working after a property is added and
+    /// the model is frozen by a coordinator.
+    @Test func objectMadeBeforeAPropertyWasAddedFindsIt() throws {
+        let entity = NSEntityDescription()
+        entity.name = "Note"
+        entity.properties = [Self.attribute("title", .stringAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let note = NSManagedObject(entity: entity, insertInto: nil)
+        note.setValue("first", forKey: "title")
+        entity.properties += [Self.attribute("rank", .integer64AttributeType)]
+        _ = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try note.setValueThrowing(Int64(3), forKey: "rank")
+        #expect(note.value(forKey: "rank") as? Int64 == 3)
+        #expect(note.value(forKey: "title") as? String == "first")
+    }
+
+    /// A key equal to a property's name as a Swift string, but in another Unicode normalization,
+    /// reads and writes that property, as the property dictionaries find it.
+    @Test func keysAreComparedAsSwiftStrings() throws {
+        let entity = NSEntityDescription()
+        entity.name = "Place"
+        entity.properties = [Self.attribute("caf\u{E9}", .stringAttributeType)]   // é, precomposed
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        _ = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let place = NSManagedObject(entity: entity, insertInto: nil)
+        let decomposed = "cafe\u{301}"                                               // e + combining acute
+        try place.setValueThrowing("open", forKey: decomposed)
+        #expect(place.value(forKey: "caf\u{E9}") as? String == "open")
+        #expect(place.value(forKey: decomposed) as? String == "open")
+    }
 }
+

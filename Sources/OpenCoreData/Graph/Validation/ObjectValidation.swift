@@ -32,14 +32,13 @@ enum ObjectValidation {
             let layout = object.layout
             // A plain NSManagedObject overrides neither `value(forKey:)` nor
             // `validateValue(_:forKey:)`: its values are read and checked by slot.
-            let isPlain = type(of: object) == NSManagedObject.self
+            // (Only with a frozen model: an editable one may have changed since the layout was made.)
+            let isPlain = type(of: object) == NSManagedObject.self && object.entity.hasFrozenLayout
             for slot in 0..<layout.count where layout.rules[slot].isValidatedAtSave {
                 do {
                     if isPlain {
                         var value = object.read(slot: slot)
-                        let rule = layout.rules[slot]
-                        if let present = value, !rule.hasPredicates && rule.hasExactType(present) { continue }
-                        if value == nil && rule.isOptional { continue }
+                        if layout.rules[slot].accepts(value) { continue }
                         try validateValue(&value, forKey: layout.names[slot], of: object)
                     } else {
                         var value = object.value(forKey: layout.names[slot])
@@ -86,14 +85,7 @@ enum ObjectValidation {
         // The common cases, decided by the slot's rule alone: a value that already has its
         // attribute's Swift type, with no validation predicates, and nil for an optional property.
         let layout = object.layout
-        if let slot = layout.slot(forKey: key) {
-            let rule = layout.rules[slot]
-            if let present = value {
-                if !rule.hasPredicates && rule.hasExactType(present) { return }
-            } else if rule.isOptional {
-                return
-            }
-        }
+        if object.entity.hasFrozenLayout, let slot = layout.slot(forKey: key), layout.rules[slot].accepts(value) { return }
         guard let property = object.entity.propertiesByName[key] else { return }
         let original = ValueComparison.unwrap(value)
         func failure(_ code: Int, value: Any? = original, predicate: NSPredicate? = nil, description: String? = nil,

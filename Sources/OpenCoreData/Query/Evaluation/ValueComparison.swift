@@ -46,6 +46,8 @@ enum ValueComparison {
     /// three-word buffer is stored inline at its start.
     @inline(__always)
     static func exact<T: InlineStoredValue>(_ value: Any, as type: T.Type) -> T? {
+        assert(_isBitwiseTakable(T.self) && MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.size
+               && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment, "\(T.self) is not stored inline in Any")
         guard Swift.type(of: value) == type else { return nil }
         return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: T.self) }
     }

@@ -316,7 +316,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Apple documents that metadata set on a store is written by the next save; a save with
     /// unchanged metadata leaves the row alone.
     func writeCurrentMetadata(_ db: Database) throws -> Int? {
-        let (current, changes) = lock.withLock { (super.metadata, metadataChanges) }
+        let (current, changes) = lock.withLock { (metadata, metadataChanges) }
         guard changes.current != changes.written else { return nil }
         try Self.writeMetadata(current ?? [:], to: db)
         return changes.current

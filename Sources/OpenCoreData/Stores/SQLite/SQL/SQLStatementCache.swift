@@ -8,7 +8,7 @@ import Foundation
 /// one, so no statement outlives the tables it was compiled for. Statements hold SQL text
 /// only, never a connection's prepared statement, so query generations' pinned connections
 /// share them. When it holds ``capacity`` shapes it starts over.
-final class SQLStatementCache: @unchecked Sendable {   // `lock` guards `templates`
+final class SQLStatementCache: @unchecked Sendable {   // `lock` guards `templates`, `hits` and `misses`
     /// A compiled statement whose bindings may be parameters of the request (``SQLValue/parameter(_:)``).
     struct Template {
         let sql: String
@@ -29,7 +29,7 @@ final class SQLStatementCache: @unchecked Sendable {   // `lock` guards `templat
     private let lock = NSLock()
     private var templates: [String: Template] = [:]
     /// Compilations the cache answered and those it could not, for tests.
-    private(set) var hits = 0, misses = 0
+    private var hits = 0, misses = 0
 
     init(capacity: Int = 128) {
         self.capacity = capacity
