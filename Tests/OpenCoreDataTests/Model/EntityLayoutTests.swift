@@ -6,11 +6,7 @@ import Testing
 /// (``ValueComparison/exact(_:as:)``) the fast paths use.
 @Suite struct EntityLayoutTests {
     static func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        attribute.isOptional = optional
-        return attribute
+        GraphTestModel.attribute(name, type, optional: optional)
     }
 
     @Test func inheritedSlotsComeFirstAndEveryNameIsFound() {

@@ -9,10 +9,7 @@ import Testing
     static func model() -> NSManagedObjectModel {
         let item = NSEntityDescription()
         item.name = "Item"
-        let count = NSAttributeDescription()
-        count.name = "count"
-        count.attributeType = .integer64AttributeType
-        item.properties = [count]
+        item.properties = [GraphTestModel.attribute("count", .integer64AttributeType)]
         let model = NSManagedObjectModel()
         model.entities = [item]
         return model
