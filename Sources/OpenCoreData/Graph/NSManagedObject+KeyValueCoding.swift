@@ -113,11 +113,25 @@ extension NSManagedObject: KeyValueCoding {
     /// `Integer 32` attribute), to-many values cast to `Set<Sub>` or `NSOrderedSet`, and nil reads
     /// as nil for an optional `T`. Traps when the value can't be a `T`. Not in Apple's API: the
     /// `@Managed` macro's getters call it.
+    ///
+    /// An attribute or relationship is read as Apple's generated accessors read it: the access
+    /// hooks around the stored value, not through ``value(forKey:)``.
     public func managedValue<T>(forKey key: String, as type: T.Type = T.self) -> T {
-        let raw = value(forKey: key)
-        // A stored value already of type `T` (the common case) needs one cast, not the general
-        // conversion, which first strips nested optionals.
-        if let raw, let value = raw as? T { return value }
+        let raw: Any?
+        if let slot = slot(forKey: key) {
+            checkConcurrency("\(key)")
+            willAccessValue(forKey: key)
+            raw = read(slot: slot)
+            didAccessValue(forKey: key)
+        } else {
+            raw = value(forKey: key)
+        }
+        // A stored value already of type `T` (the common case) is taken as it is, then one
+        // cast, before the general conversion, which first strips nested optionals.
+        if let raw {
+            if let value = ValueComparison.exact(raw, as: T.self) { return value }
+            if let value = raw as? T { return value }
+        }
         if let value = ManagedValueConversion.cast(raw, to: T.self) { return value }
         preconditionFailure("Property '\(key)' of entity \(entity.name ?? "?") holds \(raw == nil ? "nil" : ValueComparison.typeName(raw)), which can't be read as \(T.self)")
     }

@@ -88,6 +88,13 @@ import Testing
         #expect(ValueComparison.exact(true as Any, as: Bool.self) == true)
         #expect(ValueComparison.exact(2.5 as Any, as: Double.self) == 2.5)
         #expect(ValueComparison.exact(Int16(2) as Any, as: Int32.self) == nil)
+        // Class instances are stored inline too; a subclass is not the exact type.
+        let object = NSObject()
+        #expect(ValueComparison.exact(object as Any, as: NSObject.self) === object)
+        #expect(ValueComparison.exact(NSNumber(value: 1) as Any, as: NSObject.self) == nil)
+        // A value too large for Any's inline buffer is boxed: left to `as?`.
+        let wide = (Int64(1), Int64(2), Int64(3), Int64(4))
+        #expect(ValueComparison.exact(wide as Any, as: (Int64, Int64, Int64, Int64).self) == nil)
     }
 
     @Test func sameTypeEqualAnswersAsTheGeneralRules() {

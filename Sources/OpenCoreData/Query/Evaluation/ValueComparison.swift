@@ -39,16 +39,14 @@ enum ValueComparison {
 
 
     /// `value` as a `T` when its dynamic type is exactly `T`, without the runtime's cast: a
-    /// comparison of metatypes, then a copy out of the existential's inline buffer.
-    ///
-    /// Only for the value types objects and snapshots keep (``InlineStoredValue``: integers,
-    /// `Double`, `Bool`, `String`, `Date`, `Data`): a bitwise-takable value that fits `Any`'s
-    /// three-word buffer is stored inline at its start.
+    /// comparison of metatypes, then a copy out of the existential's inline buffer. nil when the
+    /// types differ or `T` is not stored inline in `Any` (larger than three words, more aligned
+    /// than a word, or not bitwise takable: the runtime's own rule), so callers fall back to
+    /// `as?`. For a concrete `T` the layout checks fold away.
     @inline(__always)
-    static func exact<T: InlineStoredValue>(_ value: Any, as type: T.Type) -> T? {
-        assert(_isBitwiseTakable(T.self) && MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.size
-               && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment, "\(T.self) is not stored inline in Any")
-        guard Swift.type(of: value) == type else { return nil }
+    static func exact<T>(_ value: Any, as type: T.Type) -> T? {
+        guard MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.size, MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment,
+              _isBitwiseTakable(T.self), Swift.type(of: value) == type else { return nil }
         return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: T.self) }
     }
 
@@ -198,14 +196,3 @@ extension Optional: AnyOptional {
 /// Whether a value opened from `Any` is an `Optional` (a metadata check, no conformance lookup).
 private func holdsOptional<T>(_ value: T) -> Bool { _isOptional(T.self) }
 
-/// A value type that `Any` stores inline (bitwise takable, at most three words), so that
-/// ``ValueComparison/exact(_:as:)`` can copy it out of an existential without a cast.
-protocol InlineStoredValue {}
-extension Int64: InlineStoredValue {}
-extension Int32: InlineStoredValue {}
-extension Int16: InlineStoredValue {}
-extension Bool: InlineStoredValue {}
-extension Double: InlineStoredValue {}
-extension String: InlineStoredValue {}
-extension Date: InlineStoredValue {}
-extension Data: InlineStoredValue {}
