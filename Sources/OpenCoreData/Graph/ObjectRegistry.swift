@@ -57,7 +57,11 @@ final class ObjectRegistry {
     /// object registered for each, in order: itself, or the one already there.
     func register(_ objects: [NSManagedObject]) -> [NSManagedObject] {
         lock.withLock {
-            objects.map { object in
+            // Grown once for the whole batch: no rehash per doubling, and no old table kept
+            // alongside a new one at each step (the peak of a large fetch).
+            // (At least as many as the batch: a refetch of registered objects needs no more.)
+            entries.reserveCapacity(max(entries.count, objects.count))
+            return objects.map { object in
                 let fresh = Unmanaged.passUnretained(object)
                 var registered = object
                 // One hash lookup: the default inserts `fresh` when the key is new.
