@@ -131,11 +131,6 @@ final class EntityLayout: @unchecked Sendable {
         }
         return Int(truncatingIfNeeded: hash ^ (hash >> 32))
     }
-
-    /// Whether the slot holds a persistent value (one a snapshot carries in its slots): an
-    /// attribute or a to-one relationship that is not transient.
-    @inline(__always)
-    func isPersistentValue(_ slot: Int) -> Bool { !isTransient[slot] && kinds[slot] != .toMany }
 }
 
 /// The rules of one slot's property that save-time validation and the setters check on every
@@ -187,8 +182,6 @@ typealias SlotValues = ContiguousArray<Any?>
 /// never less: callers compare values to decide.
 struct ChangedSlots: Equatable {
     private var bits: UInt64 = 0
-
-    static let none = ChangedSlots()
 
     init() {}
 
