@@ -203,7 +203,8 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     }
 
     /// Checks that ``save(_:)`` would succeed (read-only, optimistic-locking conflicts) without
-    /// writing anything. The coordinator calls it on every store of a save before saving any.
+    /// writing anything. The coordinator calls it on every store of a save that spans several
+    /// stores before saving any; a save to one store relies on ``save(_:)`` checking the same.
     open func checkSave(_ changes: StoreSaveChanges) throws {
         throw unsupported("saving")
     }

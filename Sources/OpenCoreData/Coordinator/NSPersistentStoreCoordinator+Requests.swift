@@ -147,24 +147,50 @@ extension NSPersistentStoreCoordinator {
     /// 134030); so does a relationship to an object of another store
     /// (`NSManagedObjectExternalRelationshipError`, 133010). If a store fails to write after
     /// another one saved, the error is `NSPersistentStoreIncompleteSaveError` (134040).
+    ///
+    /// Changes that all belong to one store go to it whole, without the check: each store's own
+    /// ``NSPersistentStore/save(_:)`` checks the same things and writes all or nothing.
     func save(_ changes: StoreSaveChanges) throws {
         try withLock {
             if changes.isEmpty { return }
-            var parts: [ObjectIdentifier: StoreSaveChanges] = [:]
-            func route(_ snapshot: ObjectSnapshot, _ add: (inout StoreSaveChanges) -> Void) throws {
-                let store = try saveStore(of: snapshot.objectID)
-                try checkSameStore(snapshot, store: store)
-                add(&parts[ObjectIdentifier(store), default: StoreSaveChanges()])
-                if let keys = changes.changedKeys[snapshot.objectID] {
-                    parts[ObjectIdentifier(store)]?.changedKeys[snapshot.objectID] = keys
+            var stores: [NSPersistentStore] = []
+            var storeIndex: [ObjectIdentifier: Int] = [:]
+            // The index in `stores` of each snapshot's store, inserted, updated, then deleted.
+            var routes: [Int] = []
+            routes.reserveCapacity(changes.inserted.count + changes.updated.count + changes.deleted.count)
+            for snapshots in [changes.inserted, changes.updated, changes.deleted] {
+                for snapshot in snapshots {
+                    let store = try saveStore(of: snapshot.objectID)
+                    try checkSameStore(snapshot, store: store)
+                    if let only = stores.first, only === store, stores.count == 1 {
+                        routes.append(0)
+                        continue
+                    }
+                    let index = storeIndex[ObjectIdentifier(store)] ?? {
+                        stores.append(store)
+                        storeIndex[ObjectIdentifier(store)] = stores.count - 1
+                        return stores.count - 1
+                    }()
+                    routes.append(index)
                 }
             }
-            for snapshot in changes.inserted { try route(snapshot) { $0.inserted.append(snapshot) } }
-            for snapshot in changes.updated { try route(snapshot) { $0.updated.append(snapshot) } }
-            for snapshot in changes.deleted { try route(snapshot) { $0.deleted.append(snapshot) } }
-            let ordered = persistentStores.compactMap { store in parts[ObjectIdentifier(store)].map { (store, $0) } }
+            if stores.count == 1 {
+                try stores[0].save(changes)
+                return
+            }
+            var parts = Array(repeating: StoreSaveChanges(), count: stores.count)
+            var next = routes.makeIterator()
+            func route(_ snapshot: ObjectSnapshot, _ add: (inout StoreSaveChanges) -> Void) {
+                guard let index = next.next() else { return }
+                add(&parts[index])
+                if let keys = changes.changedKeys[snapshot.objectID] { parts[index].changedKeys[snapshot.objectID] = keys }
+            }
+            for snapshot in changes.inserted { route(snapshot) { $0.inserted.append(snapshot) } }
+            for snapshot in changes.updated { route(snapshot) { $0.updated.append(snapshot) } }
+            for snapshot in changes.deleted { route(snapshot) { $0.deleted.append(snapshot) } }
+            let ordered = persistentStores.compactMap { store in storeIndex[ObjectIdentifier(store)].map { (store, parts[$0]) } }
             for (store, part) in ordered { try store.checkSave(part) }
-            if ordered.count > 1 { try checkTransformableValues(changes) }
+            try checkTransformableValues(changes)
             var saved: [NSPersistentStore] = []
             for (store, part) in ordered {
                 do {

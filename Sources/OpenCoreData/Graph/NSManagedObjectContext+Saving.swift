@@ -59,16 +59,19 @@ extension NSManagedObjectContext {
             let inserted = insertedList.objects
             let updated = updatedList.objects
             let deleted = deletedList.objects
-            let (changes, newSnapshots) = storeChanges(inserted: inserted, updated: updated, deleted: deleted)
+            let (changes, written) = storeChanges(inserted: inserted, updated: updated, deleted: deleted)
             do {
                 if !changes.isEmpty {
+                    // Only a parent compares what the child read (the stores check versions).
                     var read: [NSManagedObjectID: ObjectSnapshot] = [:]
-                    for object in updated + deleted { read[object.objectID] = object.committedSnapshot }
+                    if parentBacking != nil {
+                        for object in updated + deleted { read[object.objectID] = object.committedSnapshot }
+                    }
                     try backing.save(changes, read: read)
                 }
                 // Apple: "If a pinned context saves, its query generation will be updated after the save."
                 generationBacking?.advance()
-                finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: newSnapshots)
+                finishSave(inserted: inserted, updated: updated, deleted: deleted, written: written)
                 return
             } catch let error as NSError where resolutions < Self.maximumConflictResolutions {
                 guard let conflicts = Self.resolvableConflicts(in: error) else {
@@ -92,15 +95,18 @@ extension NSManagedObjectContext {
     /// How many times one save resolves conflicts and tries again before failing.
     static let maximumConflictResolutions = 16
 
-    /// What a save asks the backing to write, and the new snapshot of each object written.
+    /// What a save asks the backing to write, and the objects written with their new snapshots
+    /// (inserted ones first, in order).
     private func storeChanges(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject])
-        -> (StoreSaveChanges, [ObjectIdentifier: ObjectSnapshot]) {
+        -> (StoreSaveChanges, [(NSManagedObject, ObjectSnapshot)]) {
         var changes = StoreSaveChanges()
-        var newSnapshots: [ObjectIdentifier: ObjectSnapshot] = [:]
+        var written: [(NSManagedObject, ObjectSnapshot)] = []
+        written.reserveCapacity(inserted.count + updated.count)
+        changes.inserted.reserveCapacity(inserted.count)
         for object in inserted {
             let snapshot = object.persistentSnapshot()
             changes.inserted.append(snapshot)
-            newSnapshots[ObjectIdentifier(object)] = snapshot
+            written.append((object, snapshot))
         }
         for object in updated where !object.faultFlag {
             // The persistent properties that differ from the committed snapshot, compared once.
@@ -111,16 +117,16 @@ extension NSManagedObjectContext {
             let snapshot = object.persistentSnapshot()
             changes.updated.append(snapshot)
             changes.changedKeys[object.objectID] = changedKeys
-            newSnapshots[ObjectIdentifier(object)] = snapshot
+            written.append((object, snapshot))
         }
         changes.deleted = deleted.map { $0.committedSnapshot ?? $0.persistentSnapshot() }
-        return (changes, newSnapshots)
+        return (changes, written)
     }
 
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
-                            snapshots: [ObjectIdentifier: ObjectSnapshot]) {
-        for object in inserted + updated {
-            guard var snapshot = snapshots[ObjectIdentifier(object)] else { continue }
+                            written: [(NSManagedObject, ObjectSnapshot)]) {
+        for (object, snapshot) in written {
+            var snapshot = snapshot
             snapshot.version += 1
             object.markSaved(snapshot)
         }

@@ -22,6 +22,10 @@ struct SQLiteRowWriter {
     private var updates: [UpdateKey: Prepared] = [:]
     /// Reused between rows: the values bound to one statement.
     private var values: [DatabaseValue] = []
+    /// The last entity placed, and the last update's statement: a save's rows mostly come in
+    /// runs of one entity and one key set.
+    private var lastPlace: (entity: ObjectIdentifier, layout: SQLiteRowLayout, number: Int64)?
+    private var lastUpdate: (key: UpdateKey, prepared: Prepared)?
 
     private struct Prepared {
         let statement: Statement
@@ -47,10 +51,14 @@ struct SQLiteRowWriter {
         layouts = store.layouts
     }
 
-    private func place(_ snapshot: ObjectSnapshot) -> (layout: SQLiteRowLayout, number: Int64) {
+    private mutating func place(_ snapshot: ObjectSnapshot) -> (layout: SQLiteRowLayout, number: Int64) {
+        let entity = ObjectIdentifier(snapshot.objectID.entity)
+        if let lastPlace, lastPlace.entity == entity { return (lastPlace.layout, lastPlace.number) }
         // `checkIDs` ran first: every snapshot's entity has a table.
         let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
-        return (layouts[mapping.tableName]!, mapping.number)
+        let layout = layouts[mapping.tableName]!
+        lastPlace = (entity, layout, mapping.number)
+        return (layout, mapping.number)
     }
 
     /// Inserts a new row at version 1.
@@ -78,13 +86,16 @@ struct SQLiteRowWriter {
         let (layout, number) = place(snapshot)
         let key = UpdateKey(entity: number, keys: keys)
         let prepared: Prepared
-        if let cached = updates[key] {
+        if let lastUpdate, lastUpdate.key == key {
+            prepared = lastUpdate.prepared
+        } else if let cached = updates[key] {
             prepared = cached
         } else {
             let fields = layout.writeFields(number: number, keys: keys)
             prepared = Prepared(statement: try db.cachedStatement(sql: layout.updateSQL(fields: fields, dialect: store.dialect)), fields: fields)
             updates[key] = prepared
         }
+        lastUpdate = (key, prepared)
         values.removeAll(keepingCapacity: true)
         try layout.columnValues(of: snapshot, number: number, fields: prepared.fields, steps: prepared.steps, store: store, into: &values)
         values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)

@@ -70,14 +70,18 @@ extension SQLiteStore {
     // MARK: Checks
 
     private func checkIDs(_ changes: StoreSaveChanges) throws {
+        var checkedEntity: ObjectIdentifier?
         for snapshots in [changes.inserted, changes.updated, changes.deleted] {
             for snapshot in snapshots {
                 let id = snapshot.objectID
-                guard !id.isTemporaryID, id.storeIdentifier == identifier, layout(for: id.entity) != nil else {
+                let entity = ObjectIdentifier(id.entity)
+                guard !id.isTemporaryID, id.storeIdentifier == identifier,
+                      entity == checkedEntity || layout(for: id.entity) != nil else {
                     throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
                         "Object \(id) does not belong to the \(PersistentStoreErrors.name(of: self)).", stores: [self],
                         userInfo: [NSAffectedObjectsErrorKey: [id]])
                 }
+                checkedEntity = entity
             }
         }
     }
@@ -130,11 +134,15 @@ extension SQLiteStore {
     private func writeToManyRelationships(_ changes: StoreSaveChanges, db: Database) throws {
         let schema = self.schema
         // An updated object rewrites only the to-many relationships that changed.
-        let written = changes.inserted + changes.updated.map { snapshot in
-            guard let keys = changes.changedKeys[snapshot.objectID] else { return snapshot }
+        var written = changes.inserted.filter { !$0.toMany.isEmpty }
+        for snapshot in changes.updated where !snapshot.toMany.isEmpty {
+            guard let keys = changes.changedKeys[snapshot.objectID] else {
+                written.append(snapshot)
+                continue
+            }
             var trimmed = snapshot
             trimmed.toMany = snapshot.toMany.filter { keys.contains($0.key) }
-            return trimmed
+            written.append(trimmed)
         }
         for snapshot in written where !snapshot.toMany.isEmpty {
             let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
