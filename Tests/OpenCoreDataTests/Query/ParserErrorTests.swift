@@ -92,6 +92,9 @@ import Testing
         Case("$x := 1", 4, "assignment expressions ($x := …) are not supported; bind variables with withSubstitutionVariables(_:) instead"),
         // Columns count characters, not bytes.
         Case("名前 == 'é' AND", 14, "expected an expression after 'AND' but found end of input"),
+        // A letter and its combining accent are one character; "\r\n" is one character.
+        Case("a == 'e\u{301}' AND", 13, "expected an expression after 'AND' but found end of input"),
+        Case("a ==\r\n1 AND", 11, "expected an expression after 'AND' but found end of input"),
     ])
     func malformedPredicate(_ test: Case) throws {
         let error = try #require(parseError(test.format, argumentList: test.arguments))

@@ -154,5 +154,15 @@ import Testing
         #expect(parsed("  a\t==\n1  ") == "(kp(a) == 1)")
         #expect(parsed("a==1&&b!=2") == "AND((kp(a) == 1), (kp(b) != 2))")
         #expect(parsedExpression("\r\n 1 \r\n") == "1")
+        // Whitespace outside ASCII (no-break and em spaces) separates tokens too.
+        #expect(parsed("a\u{00A0}==\u{2003}1") == "(kp(a) == 1)")
+    }
+
+    /// The lexer reads ASCII by byte and everything else by character: words that mix the two
+    /// (a letter with a combining accent, a non-ASCII letter after ASCII ones) stay one word.
+    @Test func wordsMixingASCIIAndOtherLettersStayWhole() {
+        #expect(parsed("cafe\u{301} == 1") == "(kp(cafe\u{301}) == 1)")
+        #expect(parsed("nameé_2 >= 'x'") == "(kp(nameé_2) >= \"x\")")
+        #expect(parsed("a == 'e\u{301}\r\n'") == "(kp(a) == \"e\u{301}\r\n\")")
     }
 }

@@ -6,13 +6,27 @@
 struct PredicateLexer {
     let format: String
     private let chars: [Character]
+    /// The ASCII code of each character, ``nonASCII`` for any other: the common checks
+    /// (whitespace, letters, digits, symbols) read these bytes instead of asking `Character`
+    /// for Unicode properties.
+    private let codes: [UInt8]
     private var position = 0
     private let arguments: [Any?]
     private var nextArgument = 0
 
+    private static let nonASCII: UInt8 = 0x80
+
     init(format: String, arguments: [Any?]) {
         self.format = format
-        self.chars = Array(format)
+        // An ASCII string without carriage returns has one character per byte ("\r\n" is one
+        // character): no grapheme breaking needed.
+        if format.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) {
+            codes = Array(format.utf8)
+            chars = codes.map { Character(Unicode.Scalar($0)) }
+        } else {
+            chars = Array(format)
+            codes = chars.map { c in c.unicodeScalars.count == 1 && c.isASCII ? c.asciiValue ?? Self.nonASCII : Self.nonASCII }
+        }
         self.arguments = arguments
     }
 
@@ -40,7 +54,18 @@ struct PredicateLexer {
         return i < chars.count ? chars[i] : nil
     }
 
-    private func text(from start: Int) -> String { String(chars[start..<position]) }
+    /// The ASCII code at `position + offset` (``nonASCII`` for another character), nil at the end.
+    private func code(_ offset: Int = 0) -> UInt8? {
+        let i = position + offset
+        return i < codes.count ? codes[i] : nil
+    }
+
+    private func text(from start: Int) -> String {
+        if codes[start..<position].allSatisfy({ $0 != Self.nonASCII }) {
+            return String(decoding: codes[start..<position], as: UTF8.self)
+        }
+        return String(chars[start..<position])
+    }
 
     private func token(_ kind: PredicateToken.Kind, from start: Int) -> PredicateToken {
         PredicateToken(kind: kind, text: text(from: start), column: start + 1)
@@ -54,13 +79,39 @@ struct PredicateLexer {
     static func isIdentifierStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
     static func isIdentifierPart(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }
 
+    private static func isASCIILetter(_ code: UInt8) -> Bool { (0x41...0x5A).contains(code) || (0x61...0x7A).contains(code) }
+    private static func isASCIIDigit(_ code: UInt8) -> Bool { (0x30...0x39).contains(code) }
+
+    /// ``isIdentifierStart(_:)`` of the character at `position + offset`.
+    private func isIdentifierStart(at offset: Int = 0) -> Bool {
+        guard let code = code(offset) else { return false }
+        if code != Self.nonASCII { return code == 0x5F || Self.isASCIILetter(code) }
+        return Self.isIdentifierStart(chars[position + offset])
+    }
+
+    /// ``isIdentifierPart(_:)`` of the character at `position`.
+    private func isIdentifierPart() -> Bool {
+        guard let code = code() else { return false }
+        if code != Self.nonASCII { return code == 0x5F || Self.isASCIILetter(code) || Self.isASCIIDigit(code) }
+        return Self.isIdentifierPart(chars[position])
+    }
+
+    /// Whether the character at `position` is an ASCII digit.
+    private func isDigit(at offset: Int = 0) -> Bool { code(offset).map(Self.isASCIIDigit) ?? false }
+
+    private func isWhitespace() -> Bool {
+        guard let code = code() else { return false }
+        if code != Self.nonASCII { return code == 0x20 || (0x09...0x0D).contains(code) }
+        return chars[position].isWhitespace
+    }
+
     private mutating func nextToken() -> PredicateToken {
-        while let c = peek(), c.isWhitespace { position += 1 }
+        while isWhitespace() { position += 1 }
         let start = position
         guard let c = peek() else { return PredicateToken(kind: .end, text: "", column: start + 1) }
 
-        if Self.isIdentifierStart(c) { return identifier() }
-        if c.isASCII && c.isNumber { return number() }
+        if isIdentifierStart() { return identifier() }
+        if isDigit() { return number() }
         switch c {
         case "\"", "'": return string(quote: c)
         case "%": return formatArgument()
@@ -96,7 +147,7 @@ struct PredicateLexer {
 
     private mutating func scanWord() -> String {
         let start = position
-        while let c = peek(), Self.isIdentifierPart(c) { position += 1 }
+        while isIdentifierPart() { position += 1 }
         return text(from: start)
     }
 
@@ -104,7 +155,7 @@ struct PredicateLexer {
     private mutating func identifier() -> PredicateToken {
         let start = position
         _ = scanWord()
-        while peek() == ":" && peek(1) != "=" {
+        while code() == 0x3A && code(1) != 0x3D {   // ":" not followed by "="
             position += 1
             _ = scanWord()
         }
@@ -123,7 +174,8 @@ struct PredicateLexer {
 
     private mutating func symbol() -> PredicateToken {
         let start = position
-        if let a = peek(), let b = peek(1), Self.twoCharacterSymbols.contains(String([a, b])) {
+        if let a = code(), let b = code(1), a != Self.nonASCII, b != Self.nonASCII,
+           Self.twoCharacterSymbols.contains(String(decoding: [a, b], as: UTF8.self)) {
             position += 2
             return token(.symbol(text(from: start)), from: start)
         }
@@ -139,7 +191,7 @@ struct PredicateLexer {
 
     private mutating func number() -> PredicateToken {
         let start = position
-        if peek() == "0", let radixMark = peek(1), let radix = Self.radix(of: radixMark) {
+        if code() == 0x30, let radixMark = peek(1), let radix = Self.radix(of: radixMark) {
             position += 2
             let digitsStart = position
             while let c = peek(), c.isHexDigit || c == "_" { position += 1 }
@@ -154,15 +206,15 @@ struct PredicateLexer {
         }
         scanDigits()
         var isInteger = true
-        if peek() == ".", let next = peek(1), next.isASCII, next.isNumber {
+        if code() == 0x2E, isDigit(at: 1) {
             isInteger = false
             position += 1
             scanDigits()
         }
-        if let e = peek(), e == "e" || e == "E" {
+        if code() == 0x65 || code() == 0x45 {   // "e", "E"
             let sign = peek(1)
             let hasSign = sign == "+" || sign == "-"
-            if let digit = peek(hasSign ? 2 : 1), digit.isASCII, digit.isNumber {
+            if isDigit(at: hasSign ? 2 : 1) {
                 isInteger = false
                 position += hasSign ? 2 : 1
                 scanDigits()
@@ -178,7 +230,7 @@ struct PredicateLexer {
     }
 
     private mutating func scanDigits() {
-        while let c = peek(), c.isASCII, c.isNumber { position += 1 }
+        while isDigit() { position += 1 }
     }
 
     private static func radix(of mark: Character) -> Int? {
@@ -265,12 +317,12 @@ struct PredicateLexer {
     private mutating func formatArgument() -> PredicateToken {
         let start = position
         position += 1
-        if peek() == "%" {
+        if code() == 0x25 {
             position += 1
             return token(.symbol("%"), from: start)
         }
         // Flags, width and precision mean nothing in a predicate; they are allowed and ignored.
-        while let c = peek(), "-+#0123456789.".contains(c) { position += 1 }
+        while let code = code(), code == 0x2D || code == 0x2B || code == 0x23 || code == 0x2E || Self.isASCIIDigit(code) { position += 1 }
         while let c = peek(), FormatSpecifier.lengthModifiers.contains(c) { position += 1 }
         guard let conversion = peek() else {
             if position == start + 1 {
