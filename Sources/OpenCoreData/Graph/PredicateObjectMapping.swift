@@ -15,6 +15,7 @@ struct PredicateObjectMapping {
     /// when it holds none).
     static func forStore(_ predicate: NSPredicate) -> NSPredicate {
         PredicateObjectMapping(mapConstant: { value in
+            if isScalar(value) { return nil }
             if let object = value as? NSManagedObject { return object.objectID }
             if let collection = CollectionValue(value), collection.elements.contains(where: { $0 is NSManagedObject }) {
                 let elements = collection.elements.map { ($0 as? NSManagedObject)?.objectID ?? $0 }
@@ -28,6 +29,7 @@ struct PredicateObjectMapping {
     /// itself when it holds none).
     static func forObjects(_ predicate: NSPredicate, in context: NSManagedObjectContext) -> NSPredicate {
         PredicateObjectMapping(mapConstant: { value in
+            if isScalar(value) { return nil }
             if let id = value as? NSManagedObjectID { return context.registry[id] ?? (id.isTemporaryID ? id : context.object(with: id)) }
             if let collection = CollectionValue(value), collection.elements.contains(where: { $0 is NSManagedObjectID }) {
                 let elements = collection.elements.map { element -> Any in
@@ -38,6 +40,12 @@ struct PredicateObjectMapping {
             }
             return nil
         }, readsKeyPathsOnObjects: false).map(predicate)
+    }
+
+    /// Whether `value` is a number, string or date: the common constants, which hold no object
+    /// (decided without trying every collection type).
+    private static func isScalar(_ value: Any) -> Bool {
+        value is NSNumber || value is String || value is Date
     }
 
     /// The mapped predicate; `predicate` itself when nothing in it changed.

@@ -3,7 +3,7 @@ enum ModelValues {
     /// Whether two values are equal, as Foundation values and `NSNumber`s compare; collections
     /// compare element by element.
     static func isEqual(_ a: Any?, _ b: Any?) -> Bool {
-        switch (unwrap(a), unwrap(b)) {
+        switch (ValueComparison.unwrap(a), ValueComparison.unwrap(b)) {
         case (nil, nil):
             return true
         case (nil, _), (_, nil):
@@ -19,15 +19,5 @@ enum ModelValues {
         case let (x?, y?):
             return ValueComparison.isEqualConstant(x, y)
         }
-    }
-
-    /// Strips nested optionals, so that `Optional(Optional(nil))` reads as nil.
-    static func unwrap(_ value: Any?) -> Any? {
-        guard let value else { return nil }
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional {
-            return mirror.children.first.flatMap { unwrap($0.value) }
-        }
-        return value
     }
 }

@@ -45,7 +45,7 @@ struct KeyedArchiveWriter {
         guard depth < KeyedArchive.maximumValueDepth else {
             throw TransformableValueError("the value nests deeper than \(KeyedArchive.maximumValueDepth) levels")
         }
-        guard let value = ModelValues.unwrap(value) else { return 0 }
+        guard let value = ValueComparison.unwrap(value) else { return 0 }
         func inline(_ plist: Value, as className: String) throws -> Int {
             try check(className)
             if let existing = inlineIndex[plist] { return existing }

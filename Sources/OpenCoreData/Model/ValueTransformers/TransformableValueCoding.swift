@@ -89,7 +89,7 @@ enum TransformableValueCoding {
     static func forEachValue(in snapshot: ObjectSnapshot, _ body: (NSAttributeDescription, Any) throws -> Void) rethrows {
         for attribute in snapshot.objectID.entity.attributesByName.values
         where attribute.attributeType == .transformableAttributeType && !attribute.isTransient {
-            guard let value = ModelValues.unwrap(snapshot[attribute.name]), !ValueComparison.isNSNull(value) else { continue }
+            guard let value = ValueComparison.unwrap(snapshot[attribute.name]), !ValueComparison.isNSNull(value) else { continue }
             try body(attribute, value)
         }
     }

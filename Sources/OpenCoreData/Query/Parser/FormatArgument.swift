@@ -35,7 +35,7 @@ enum FormatSpecifier: Equatable {
 
     /// The token an argument becomes, or a message saying why it does not fit the specifier.
     func token(for argument: Any?, specifier: String) -> Result<PredicateToken.Kind, FormatArgumentMismatch> {
-        let value = FormatSpecifier.unwrap(argument)
+        let value = ValueComparison.unwrap(argument)   // the Optional layers an argument gains in `[Any]`
         switch self {
         case .object:
             if let expression = value as? NSExpression { return .success(.argument(expression)) }
@@ -64,15 +64,6 @@ enum FormatSpecifier: Equatable {
             }
             return .success(.argument(NSExpression(node: .constant(string))))
         }
-    }
-
-    /// Removes the `Optional` layers an argument gains when it passes through `[Any]`.
-    static func unwrap(_ value: Any?) -> Any? {
-        guard let value else { return nil }
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        guard let wrapped = mirror.children.first?.value else { return nil }
-        return unwrap(wrapped)
     }
 
     /// A string argument, from a Swift `String` or an `NSString`.

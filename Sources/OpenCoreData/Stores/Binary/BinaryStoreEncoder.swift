@@ -77,7 +77,7 @@ struct BinaryStoreEncoder {
             writer.varint(ids.count)
             for id in ids { writeReference(id, numbers: numbers, into: &writer) }
         default:
-            guard let value = ModelValues.unwrap(row[property.name]), !ValueComparison.isNSNull(value) else {
+            guard let value = ValueComparison.unwrap(row[property.name]), !ValueComparison.isNSNull(value) else {
                 writer.byte(0)
                 return
             }
@@ -155,7 +155,7 @@ struct BinaryStoreEncoder {
     /// Writes a self-describing value (``BinaryStoreFormat/DynamicTag``).
     private func writeDynamic(_ value: Any, numbers: [String: Int], into writer: inout BinaryStoreWriter) throws {
         typealias Tag = BinaryStoreFormat.DynamicTag
-        switch ModelValues.unwrap(value) {
+        switch ValueComparison.unwrap(value) {
         case nil, is NSNull: writer.byte(Tag.null.rawValue)
         case let v as Bool: writer.byte(Tag.boolean.rawValue); writer.byte(v ? 1 : 0)
         case let v as Int16: writer.byte(Tag.integer16.rawValue); writer.zigzag(Int64(v))

@@ -27,7 +27,7 @@ enum SQLiteValueCoding {
     /// The column value of an attribute before the external-data marker: a transformable value
     /// through ``TransformableValueCoding``.
     private static func plainDatabaseValue(_ value: Any?, column: SQLAttributeColumn) throws -> DatabaseValue {
-        guard column.attributeType == .transformableAttributeType, let value = ModelValues.unwrap(value),
+        guard column.attributeType == .transformableAttributeType, let value = ValueComparison.unwrap(value),
               !ValueComparison.isNSNull(value) else {
             return try databaseValue(value, type: column.attributeType, attribute: column.attributeName)
         }

@@ -90,7 +90,9 @@ enum SQLConstant {
         let value = ValueComparison.unwrap(value)
         if ValueComparison.isNull(value) { return .null }
         guard let value else { return .null }
-        if let string = ValueComparison.string(value) {
+        // An NSNumber (the usual `%@` argument) is no string: read it without trying the casts.
+        let isNumberObject = type(of: value) is NSNumber.Type
+        if !isNumberObject, let string = ValueComparison.string(value) {
             return SQLOperand(fragment: .bind(.text(string)), kind: .string)
         }
         if let number = NumericValue(value) {

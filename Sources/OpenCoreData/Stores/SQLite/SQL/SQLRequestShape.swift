@@ -25,6 +25,7 @@ struct SQLRequestShape {
     /// The shape of an object, ID or count fetch of `entity`; nil for other result types and for
     /// requests whose SQL could depend on more than the key holds.
     init?(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription) {
+        key.reserveCapacity(128)
         switch request.resultType {
         case .managedObjectResultType: key = "o"
         case .managedObjectIDResultType: key = "i"
@@ -33,7 +34,10 @@ struct SQLRequestShape {
         }
         append(entity.name ?? "")
         key += request.includesSubentities ? "s" : "-"
-        key += "l\(request.fetchLimit)o\(request.fetchOffset)"
+        key += "l"
+        appendNumber(request.fetchLimit)
+        key += "o"
+        appendNumber(request.fetchOffset)
         for descriptor in request.sortDescriptors ?? [] {
             guard let path = descriptor.key, let selector = descriptor.selector.map(NSStringFromSelector) else { return nil }
             key += descriptor.ascending ? "A" : "D"
@@ -55,8 +59,14 @@ struct SQLRequestShape {
 
     /// A string of the key, length first so that no content can run into the next entry.
     private mutating func append(_ string: String) {
-        key += "\(string.utf8.count):"
+        appendNumber(string.utf8.count)
+        key += ":"
         key += string
+    }
+
+    /// A number of the key, in decimal (`String(_:)`, not interpolation: this runs for every fetch).
+    private mutating func appendNumber<N: BinaryInteger>(_ number: N) {
+        key += String(number)
     }
 
     private mutating func add(_ predicate: NSPredicate) -> Bool {
@@ -67,13 +77,21 @@ struct SQLRequestShape {
         case .block:
             return false
         case .compound(let compound):
-            key += "(\(compound.compoundPredicateType.rawValue),\(compound.predicates.count)"
+            key += "("
+            appendNumber(compound.compoundPredicateType.rawValue)
+            key += ","
+            appendNumber(compound.predicates.count)
             for part in compound.predicates where !add(part) { return false }
             key += ")"
             return true
         case .comparison(let comparison):
             guard comparison.predicateOperatorType != .customSelector else { return false }
-            key += "<\(comparison.predicateOperatorType.rawValue),\(comparison.comparisonPredicateModifier.rawValue),\(comparison.options.rawValue)"
+            key += "<"
+            appendNumber(comparison.predicateOperatorType.rawValue)
+            key += ","
+            appendNumber(comparison.comparisonPredicateModifier.rawValue)
+            key += ","
+            appendNumber(comparison.options.rawValue)
             guard add(comparison.leftExpression), add(comparison.rightExpression) else { return false }
             key += ">"
             return true
@@ -121,7 +139,8 @@ struct SQLRequestShape {
     }
 
     private mutating func addAll(_ expressions: [NSExpression]) -> Bool {
-        key += "[\(expressions.count)"
+        key += "["
+        appendNumber(expressions.count)
         for expression in expressions where !add(expression) { return false }
         key += "]"
         return true
@@ -144,7 +163,7 @@ struct SQLRequestShape {
         let kind = CollectionValue(ValueComparison.unwrap(value)).map { "\($0.kind)" } ?? "dictionary"
         key += "{"
         append(kind)
-        key += "\(members.elements.count)"
+        appendNumber(members.elements.count)
         for element in members.elements {
             guard let scalar = Self.scalar(element) else { return false }
             key += scalar.signature
