@@ -108,12 +108,20 @@ extension NSManagedObjectContext {
             changes.inserted.append(snapshot)
             written.append((object, snapshot))
         }
+        // Objects of one entity that changed the same properties share one set of keys.
+        var last: (layout: EntityLayout, slots: [Int], keys: Set<String>)?
         for object in updated where !object.faultFlag {
             // The persistent properties that differ from the committed snapshot, compared once.
             let slots = object.changedPersistentSlots()
             guard !slots.isEmpty else { continue }
-            let properties = object.layout.properties
-            let changedKeys = Set(slots.lazy.map { properties[$0].name })
+            let layout = object.layout
+            let changedKeys: Set<String>
+            if let last, last.layout === layout, last.slots == slots {
+                changedKeys = last.keys
+            } else {
+                changedKeys = Set(slots.lazy.map { layout.properties[$0].name })
+                last = (layout, slots, changedKeys)
+            }
             let snapshot = object.persistentSnapshot()
             changes.updated.append(snapshot)
             changes.changedKeys[object.objectID] = changedKeys

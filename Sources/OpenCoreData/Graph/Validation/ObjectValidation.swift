@@ -34,9 +34,13 @@ enum ObjectValidation {
             // `validateValue(_:forKey:)`: its values are read and checked by slot.
             // (Only with a frozen model: an editable one may have changed since the layout was made.)
             let isPlain = type(of: object) == NSManagedObject.self && object.entity.hasFrozenLayout
+            // A plain object's attribute values are checked in its value buffer, read once.
+            if isPlain { object.fireFaultIfNeeded() }
+            let values = isPlain ? object.state?.values : nil
             for slot in 0..<layout.count where layout.rules[slot].isValidatedAtSave {
                 do {
                     if isPlain {
+                        if let values, layout.kinds[slot] == .attribute, layout.rules[slot].accepts(values[slot]) { continue }
                         var value = object.read(slot: slot)
                         if layout.rules[slot].accepts(value) { continue }
                         try validateValue(&value, forKey: layout.names[slot], of: object)

@@ -226,7 +226,9 @@ extension PredicateParser {
 
     /// `key(.key)*` from the current token, which is a key start; keywords are keys after a dot.
     private mutating func keyPath() throws -> String {
-        var components = [try key()]
+        let first = try key()
+        guard try atDotAndKey() else { return first }
+        var components = [first]
         while try atDotAndKey() {
             advance()
             components.append(try key())
@@ -299,8 +301,10 @@ extension PredicateParser {
     /// A bare word: a literal keyword, a special form, a function call, or a key path.
     private mutating func word(_ name: String) throws -> NSExpression {
         let isCall = peek(1).isSymbol("(")
+        // The current token is the word: its keyword is already uppercased.
+        let upper = current.keyword ?? name.uppercased()
         if isCall {
-            switch name.uppercased() {
+            switch upper {
             case "SUBQUERY": return try subquery()
             case "FUNCTION": return try functionOn()
             case "TERNARY": return try ternary()
@@ -310,7 +314,7 @@ extension PredicateParser {
             }
         }
         if name.contains(":") { throw error("expected '(' after the function name '\(name)'", at: peek(1)) }
-        switch name.uppercased() {
+        switch upper {
         case "NULL", "NIL":
             advance()
             return NSExpression(node: .constant(nil))

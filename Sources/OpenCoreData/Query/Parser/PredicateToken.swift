@@ -31,6 +31,20 @@ struct PredicateToken {
     let text: String
     /// The 1-based column of the token's first character.
     let column: Int
+    /// The keyword this token spells, uppercased, if it is a bare word without colons: made
+    /// once here, since the parser asks every token for it at several levels.
+    let keyword: String?
+
+    init(kind: Kind, text: String, column: Int) {
+        self.kind = kind
+        self.text = text
+        self.column = column
+        if case .identifier(let name) = kind, !name.contains(":") {
+            keyword = name.uppercased()
+        } else {
+            keyword = nil
+        }
+    }
 
     /// The token as an error message names it.
     var quoted: String {
@@ -42,12 +56,6 @@ struct PredicateToken {
     func isSymbol(_ symbol: String) -> Bool {
         if case .symbol(let s) = kind { return s == symbol }
         return false
-    }
-
-    /// The keyword this token spells, uppercased, if it is a bare word without colons.
-    var keyword: String? {
-        if case .identifier(let name) = kind, !name.contains(":") { return name.uppercased() }
-        return nil
     }
 
     /// Whether the token is the given keyword (case-insensitive).
