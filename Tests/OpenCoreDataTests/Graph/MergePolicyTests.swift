@@ -102,6 +102,31 @@ final class MergeScenario {
         #expect(scenario.mine.hasChanges && scenario.ann.value(forKey: "name") as? String == "Anna")
     }
 
+    /// A save to one store goes to it without a separate version check first: the store's own
+    /// save finds the conflict, and what it wrote before it (an insert, an update that did not
+    /// conflict) is undone with it.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aConflictUndoesTheRestOfTheSave(storeType: String) throws {
+        let scenario = try MergeScenario(storeType: storeType)
+        try scenario.otherSaves()
+        scenario.mineChanges()
+        let ops = NSEntityDescription.insertNewObject(forEntityName: "Department", into: scenario.mine)
+        ops.setValue("Ops", forKey: "name")
+        ops.setValue(10.0, forKey: "budget")
+        // A department the other context's save did not touch.
+        let emptyID = try scenario.fixture.snapshots(scenario.fixture.request("Department", "name == 'Empty'"))[0].objectID
+        let empty = try scenario.mine.existingObject(with: emptyID)
+        empty.setValue(2000.0, forKey: "budget")
+        let error = try #require(throws: NSError.self) { try scenario.mine.save() }
+        #expect(error.code == NSManagedObjectMergeError)
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict])
+        #expect(conflicts.map(\.sourceObjectID) == [scenario.annID])
+        #expect(try scenario.fixture.snapshots(scenario.fixture.request("Department", "name == 'Ops'")).isEmpty)
+        let storedEmpty = try #require(try scenario.fixture.coordinator.snapshots(for: [emptyID], fresh: true)[emptyID])
+        #expect(storedEmpty.values["budget"] as? Double == 0)
+        #expect(ops.objectID.isTemporaryID && scenario.mine.insertedObjects.contains(ops))
+    }
+
     @Test(arguments: StoreTypesUnderTest.all)
     func storeTrumpTakesTheStoresValueForPropertiesChangedOnBothSides(storeType: String) throws {
         let scenario = try MergeScenario(storeType: storeType, policy: NSMergePolicy.mergeByPropertyStoreTrump)

@@ -4,17 +4,19 @@ import GRDB
 /// Writes the rows of one save inside its transaction: inserts, updates (`AND Z_OPT = ?`) and
 /// deletes, each through a statement prepared once per entity and key set, every value bound.
 ///
-/// An update or delete that matches no row (another coordinator changed or deleted it) sets
-/// ``conflicted`` instead of throwing, so the store can report every conflict of the save at
-/// once before the transaction rolls back.
+/// An update or delete that matches no row (another coordinator changed or deleted it) is
+/// collected in ``conflicts`` instead of throwing, so the store can report every conflict of the
+/// save at once before the transaction rolls back.
 struct SQLiteRowWriter {
     let store: SQLiteStore
     let db: Database
     /// The store's schema and row layouts, read once per save.
     private let schema: SQLiteSchema
     private let layouts: [String: SQLiteRowLayout]
-    /// Whether an update or delete found its row changed since it was read.
-    private(set) var conflicted = false
+    /// The updates and deletes that found their row changed (or gone) since it was read. Only
+    /// these: the rows this transaction did update carry their new `Z_OPT` by then, so reading
+    /// the versions again would wrongly count them too.
+    private(set) var conflicts = StoreSaveChanges()
 
     /// Statements and their fields by entity (inserts) and by entity and key set (updates),
     /// looked up once per save rather than by SQL text per row.
@@ -101,7 +103,7 @@ struct SQLiteRowWriter {
         values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
         values.append(snapshot.version.databaseValue)
         try prepared.statement.run(values, db)
-        if db.changesCount == 0 { conflicted = true }
+        if db.changesCount == 0 { conflicts.updated.append(snapshot) }
     }
 
     /// Deletes the row if it is still at the snapshot's version, with its join-table rows.
@@ -112,7 +114,7 @@ struct SQLiteRowWriter {
         try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(layout.table)) WHERE Z_PK = ? AND Z_OPT = ?")
             .run([key.databaseValue, snapshot.version.databaseValue], db)
         if db.changesCount == 0 {
-            conflicted = true
+            conflicts.deleted.append(snapshot)
             return
         }
         let toMany = schema.entity(number: number)?.toMany ?? [:]

@@ -36,9 +36,8 @@ extension SQLiteStore {
         if !conflicts.isEmpty { throw mergeError(conflicts) }
     }
 
-    /// Writes in one transaction. Updates and deletes carry `AND Z_OPT = ?`: the first one that
-    /// matches no row stops the save with every conflict of `changes` (133020), and the
-    /// transaction rolls back.
+    /// Writes in one transaction. Updates and deletes carry `AND Z_OPT = ?`: those that match no
+    /// row are the save's conflicts (133020), reported together, and the transaction rolls back.
     func saveChanges(_ changes: StoreSaveChanges) throws {
         if changes.isEmpty { return }
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
@@ -51,8 +50,8 @@ extension SQLiteStore {
                 for snapshot in changes.deleted { try writer.delete(snapshot) }
                 for snapshot in changes.inserted { try writer.insert(snapshot) }
                 for snapshot in changes.updated { try writer.update(snapshot, keys: changes.changedKeys[snapshot.objectID]) }
-                if writer.conflicted {
-                    throw mergeError(try conflicts(in: changes, db: db))
+                if !writer.conflicts.isEmpty {
+                    throw mergeError(try conflicts(in: writer.conflicts, db: db))
                 }
                 try writeToManyRelationships(changes, db: db)
                 try raisePrimaryKeyCounters(changes.inserted, db: db)
