@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An object ID as a value: three words, compared and hashed without dynamic dispatch.
 ///
@@ -80,8 +79,8 @@ enum ObjectIDTokens {
         var tokens: [String?: UInt32] = [:]
     }
 
-    private static let stores = Mutex(StoreTable())
-    private static let entityNames = Mutex(NameTable())
+    private static let stores = Locked(StoreTable())
+    private static let entityNames = Locked(NameTable())
 
     /// The number of `identifier`, held once more (release it with ``releaseStore(_:)``).
     static func retainStore(_ identifier: String?) -> UInt32 {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Counts the expensive computations of model lookups (entity version hashes, the
 /// entities-by-name index), so tests can check that each is done once, not once per lookup.
 ///
@@ -15,7 +13,7 @@ final class ModelWorkCounter: Sendable {
 
     @TaskLocal static var current: ModelWorkCounter?
 
-    private let counts = Mutex<[Work: Int]>([:])
+    private let counts = Locked<[Work: Int]>([:])
 
     /// How many times `work` was done.
     func count(_ work: Work) -> Int { counts.withLock { $0[work] ?? 0 } }

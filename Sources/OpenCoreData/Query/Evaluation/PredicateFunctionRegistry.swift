@@ -41,18 +41,18 @@ public enum PredicateFunctionRegistry {
                 guard let typed = receiver as? Receiver else { return nil }
                 return try body(typed, arguments)
             })
-        table.update { $0[selector, default: []].removeAll { $0.type == entry.type }; $0[selector, default: []].append(entry) }
+        table.withLock { $0[selector, default: []].removeAll { $0.type == entry.type }; $0[selector, default: []].append(entry) }
     }
 
     /// Removes the registration of `selector` on exactly `type` (not its subclasses').
     public static func unregister<Receiver>(_ selector: String, on type: Receiver.Type) {
         let identifier = ObjectIdentifier(type)
-        table.update { $0[selector]?.removeAll { $0.type == identifier } }
+        table.withLock { $0[selector]?.removeAll { $0.type == identifier } }
     }
 
     /// The registered body for `selector` that applies to `receiver`, or nil.
     static func body(for selector: String, receiver: Any) -> Body? {
-        let entries = table.read { $0[selector] ?? [] }
+        let entries = table.withLock { $0[selector] ?? [] }
         return entries.last { $0.matches(receiver) }?.body
     }
 
@@ -62,24 +62,6 @@ public enum PredicateFunctionRegistry {
         let body: Body
     }
 
-    private static let table = LockedTable()
-
-    /// The registrations by selector. `@unchecked Sendable`: `entries` is only touched while
-    /// holding `lock`.
-    private final class LockedTable: @unchecked Sendable {
-        private let lock = NSLock()
-        private var entries: [String: [Entry]] = [:]
-
-        func read<T>(_ body: ([String: [Entry]]) -> T) -> T {
-            lock.lock()
-            defer { lock.unlock() }
-            return body(entries)
-        }
-
-        func update(_ body: (inout [String: [Entry]]) -> Void) {
-            lock.lock()
-            defer { lock.unlock() }
-            body(&entries)
-        }
-    }
+    /// The registrations by selector.
+    private static let table = Locked<[String: [Entry]]>([:])
 }
