@@ -26,10 +26,17 @@ extension Sequence {
 extension NSSortDescriptor {
     /// A stable sort: ties under every descriptor keep their original order.
     static func stableSort<Element>(_ elements: [Element], by descriptors: [NSSortDescriptor]) -> [Element] {
+        stableSort(elements, by: descriptors) { $0 }
+    }
+
+    /// A stable sort of `elements` by the descriptors applied to `value(element)` (a tree
+    /// node's represented object, for instance).
+    static func stableSort<Element>(_ elements: [Element], by descriptors: [NSSortDescriptor],
+                                    value: (Element) -> Any) -> [Element] {
         guard !descriptors.isEmpty else { return elements }
         return elements.enumerated().sorted { x, y in
             for descriptor in descriptors {
-                switch descriptor.compare(x.element, to: y.element) {
+                switch descriptor.compare(value(x.element), to: value(y.element)) {
                 case .orderedAscending: return true
                 case .orderedDescending: return false
                 case .orderedSame: continue
