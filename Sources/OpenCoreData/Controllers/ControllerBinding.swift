@@ -8,14 +8,21 @@ import Foundation
 /// the bound controller changes that relationship: added objects join it, removed ones leave
 /// it (and are deleted with ``NSBindingOption/deletesObjectsOnRemove``). Otherwise the content
 /// is read-only. The binding follows the source controller's ``NSObjectController/didChangeNotification``
-/// and the context's changes of the relationship's owner.
+/// and, through its context's `NSManagedObjectContextObjectsDidChange`, the managed object
+/// whose key it reads (the selected class, whose `students` or `monitor` changed).
 final class ControllerBinding {
     let name: NSBindingName
     let source: NSObjectController
     let keyPath: String
     let deletesObjectsOnRemove: Bool
+    private let target: WeakController
     private var observer: NSObjectProtocol?
+    private var contextObserver: NSObjectProtocol?
+    private weak var observedContext: NSManagedObjectContext?
 
+    /// The managed object whose key (the key path's last) is read: when the context reports
+    /// it changed or deleted, the content is read again.
+    private(set) var observed: NSManagedObject?
     /// The managed object whose to-many relationship is the content, and the relationship.
     private(set) var owner: NSManagedObject?
     private(set) var relationship: NSRelationshipDescription?
@@ -27,6 +34,7 @@ final class ControllerBinding {
         self.keyPath = keyPath
         self.deletesObjectsOnRemove = options?[.deletesObjectsOnRemove] as? Bool ?? false
         let weakTarget = WeakController(target)
+        self.target = weakTarget
         observer = NotificationCenter.default.addObserver(forName: NSObjectController.didChangeNotification, object: source,
                                                           queue: nil) { _ in
             weakTarget.controller?.reloadBoundContent()
@@ -35,7 +43,25 @@ final class ControllerBinding {
 
     func stop() {
         if let observer { NotificationCenter.default.removeObserver(observer) }
+        if let contextObserver { NotificationCenter.default.removeObserver(contextObserver) }
         observer = nil
+        contextObserver = nil
+    }
+
+    /// Follows the context of the object read from (none when there is no such object).
+    private func observeContext(of object: NSManagedObject?) {
+        let context = object?.managedObjectContext
+        guard context !== observedContext || (context != nil && contextObserver == nil) else { return }
+        if let contextObserver { NotificationCenter.default.removeObserver(contextObserver) }
+        contextObserver = nil
+        observedContext = context
+        guard let context else { return }
+        let target = self.target
+        contextObserver = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context,
+                                                                 queue: nil) { note in
+            guard let controller = target.controller, let binding = controller.binding else { return }
+            binding.contextObjectsDidChange(ContextObjectChanges(note.userInfo ?? [:]), target: controller)
+        }
     }
 
     /// The content now: the relationship's objects when the key path ends in a to-many
@@ -44,6 +70,7 @@ final class ControllerBinding {
     func currentContent() -> Any? {
         owner = nil
         relationship = nil
+        observed = nil
         let prefix: String?, lastKey: String
         if let dot = keyPath.lastIndex(of: ".") {
             prefix = String(keyPath[..<dot])
@@ -55,6 +82,8 @@ final class ControllerBinding {
         var base: Any? = source
         if let prefix { base = try? KeyValueAccess.value(forKeyPath: prefix, of: source) }
         if let selection = base as? ControllerSelection { base = selection.object }
+        observed = base as? NSManagedObject
+        observeContext(of: observed)
         if let object = base as? NSManagedObject, !object.isDeleted,
            let relation = object.entity.relationshipsByName[lastKey], relation.isToMany {
             owner = object
@@ -92,10 +121,11 @@ final class ControllerBinding {
         if deletesObjectsOnRemove { managed.managedObjectContext?.delete(managed) }
     }
 
-    /// The context changed: the content is read again when the owner changed or went away.
+    /// The context changed: the content is read again when the object read from changed or
+    /// went away.
     func contextObjectsDidChange(_ changes: ContextObjectChanges, target: NSObjectController) {
-        guard let owner else { return }
-        let key = ObjectIdentifier(owner)
+        guard let observed else { return }
+        let key = ObjectIdentifier(observed)
         if changes.updated.contains(key) || changes.deleted.contains(key) { target.reloadBoundContent() }
     }
 }

@@ -282,13 +282,9 @@ open class NSObjectController: NSObject, KeyValueCoding {
 
     /// Follows one `NSManagedObjectContextObjectsDidChange` of the context.
     func contextObjectsDidChange(_ userInfo: [AnyHashable: Any]) {
-        let changes = ContextObjectChanges(userInfo)
-        if let binding {
-            binding.contextObjectsDidChange(changes, target: self)
-            return
-        }
-        guard automaticallyPreparesContent, isEntityMode else { return }
-        contextChanged(changes)
+        // A bound controller follows its binding's object instead (``ControllerBinding``).
+        guard binding == nil, automaticallyPreparesContent, isEntityMode else { return }
+        contextChanged(ContextObjectChanges(userInfo))
     }
 
     /// Entity mode with ``automaticallyPreparesContent``: an object controller drops its

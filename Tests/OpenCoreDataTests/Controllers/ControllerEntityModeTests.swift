@@ -128,6 +128,11 @@ import Testing
         monitor.bind(.contentObject, to: classes, withKeyPath: "selection.monitor")
         #expect((monitor.content as? SeedStudent)?.name == "Wei")
         #expect(monitor.selection.value(forKey: "name") as? String == "Wei")
+        // A new monitor shows at the end of the event (the monitor controller has no context
+        // of its own: the binding follows the selected class's).
+        one.monitor = one.students.first { $0.name == "Ann" }
+        fixture.context.processPendingChanges()
+        #expect((monitor.content as? SeedStudent)?.name == "Ann")
         classes.selectNext(nil)
         #expect(monitor.content == nil)
         #expect(monitor.selection.value(forKey: "name") as? NSBindingSelectionMarker === NSNoSelectionMarker)
