@@ -2,12 +2,14 @@ import ArgumentParser
 import OpenCoreData
 
 /// `coredata-tutorial`: the seed program (深入浅出 Cocoa 之 Core Data). Without a subcommand it
-/// records a run; `classes` runs the classes-and-students example.
-public struct TutorialCommand: ParsableCommand {
+/// records a run; `classes` runs the classes-and-students example; `web` serves the
+/// classes-and-students window as a web page.
+@available(macOS 10.15, macCatalyst 13, iOS 13, tvOS 13, watchOS 6, *)
+public struct TutorialCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "coredata-tutorial",
         abstract: "The Core Data tutorial: record this run in a store and print the run history.",
-        subcommands: [RunCommand.self, ClassesCommand.self],
+        subcommands: [RunCommand.self, ClassesCommand.self, WebCommand.self],
         defaultSubcommand: RunCommand.self
     )
 
