@@ -181,6 +181,8 @@ open class NSArrayController: NSObjectController {
     /// the end append). Clears ``filterPredicate`` first with ``clearsFilterPredicateOnInsertion``.
     open func insert(contentsOf objects: [Any], atArrangedObjectIndexes indexes: IndexSet) {
         guard !objects.isEmpty else { return }
+        let previouslySelected = selectedObjects
+        let firstSelected = selected.first
         clearFilterForInsertion()
         var content = contentObjects
         var positions = Array(indexes)
@@ -195,10 +197,12 @@ open class NSArrayController: NSObjectController {
         }
         storedContent = content
         if automaticallyRearrangesObjects { arranged = arrange(contentObjects) }
-        if selectsInsertedObjects {
-            selected = IndexSet(objects.compactMap(arrangedIndex(of:)))
+        let inserted = IndexSet(objects.compactMap(arrangedIndex(of:)))
+        if selectsInsertedObjects, !inserted.isEmpty {
+            selected = inserted
         } else {
-            reselect(selectedObjectsBefore(inserting: objects), near: selected.first)
+            // Not selecting them, or none shows (filtered out by a rearrangement).
+            reselect(previouslySelected, near: firstSelected)
         }
         notify(["content", "arrangedObjects", "selection", "selectionIndexes"])
     }
@@ -213,10 +217,6 @@ open class NSArrayController: NSObjectController {
         arranged = arrange(contentObjects)
     }
 
-    private func selectedObjectsBefore(inserting objects: [Any]) -> [Any] {
-        selected.compactMap { $0 < arranged.count ? arranged[$0] : nil }
-            .filter { object in !objects.contains { ControllerContent.isSame($0, object) } }
-    }
 
     /// Removes `object` from the content and the arrangement (see ``remove(contentsOf:)``).
     open override func removeObject(_ object: Any) {

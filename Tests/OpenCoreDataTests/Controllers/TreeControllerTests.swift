@@ -120,6 +120,7 @@ import Testing
                                                options: nil)
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
+        @discardableResult
         func folder(_ name: String, in parent: NSManagedObject? = nil) -> NSManagedObject {
             let object = NSEntityDescription.insertNewObject(forEntityName: "Folder", into: context)
             object.setValue(name, forKey: "name")
