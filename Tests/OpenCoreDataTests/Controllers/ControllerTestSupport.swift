@@ -18,19 +18,12 @@ final class ClassesFixture {
         self.storeType = storeType
         directory = try Fixtures.temporaryDirectory()
         storeURL = storeType == NSInMemoryStoreType ? nil : directory.appendingPathComponent("classes.store")
-        coordinator = NSPersistentStoreCoordinator(managedObjectModel: ClassesModel.make())
-        _ = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: storeURL, options: nil)
-        context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        (coordinator, context) = try FetchedResultsFixture.stack(model: ClassesModel.make(), storeType: storeType, at: storeURL)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
-    func newContext() -> NSManagedObjectContext {
-        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
-    }
+    func newContext() -> NSManagedObjectContext { FetchedResultsFixture.mainContext(on: coordinator) }
 
     @discardableResult
     func addClass(_ name: String, students: [String] = [], in context: NSManagedObjectContext? = nil) -> SeedClass {

@@ -21,16 +21,25 @@ final class FetchedResultsFixture {
 
     init(storeType: String = NSInMemoryStoreType, directory: URL? = nil) throws {
         self.directory = try directory ?? Fixtures.temporaryDirectory()
-        coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
         let url = storeType == NSInMemoryStoreType ? nil : self.directory.appendingPathComponent("items.sqlite")
-        _ = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url, options: nil)
-        context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        (coordinator, context) = try Self.stack(model: Self.model(), storeType: storeType, at: url)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
-    func newContext() -> NSManagedObjectContext {
+    func newContext() -> NSManagedObjectContext { Self.mainContext(on: coordinator) }
+
+    /// A coordinator for `model` with one store of `storeType` at `url`, and a main-queue
+    /// context on it.
+    static func stack(model: NSManagedObjectModel, storeType: String,
+                      at url: URL?) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url, options: nil)
+        return (coordinator, mainContext(on: coordinator))
+    }
+
+    /// A new main-queue context on `coordinator`.
+    static func mainContext(on coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectContext {
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context

@@ -95,10 +95,7 @@ import Testing
     }
 
     @Test func aCycleInTheObjectsEndsTheDescent() throws {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.folderModel())
-        _ = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
-        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let (_, context) = try FetchedResultsFixture.stack(model: Self.folderModel(), storeType: NSInMemoryStoreType, at: nil)
         let a = NSEntityDescription.insertNewObject(forEntityName: "Folder", into: context)
         let b = NSEntityDescription.insertNewObject(forEntityName: "Folder", into: context)
         a.setValue("a", forKey: "name")
@@ -114,12 +111,9 @@ import Testing
     func managesAFolderTreeInEntityMode(storeType: String) throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.folderModel())
-        _ = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil,
-                                               at: storeType == NSInMemoryStoreType ? nil : directory.appendingPathComponent("tree.store"),
-                                               options: nil)
-        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let (coordinator, context) = try FetchedResultsFixture.stack(
+            model: Self.folderModel(), storeType: storeType,
+            at: storeType == NSInMemoryStoreType ? nil : directory.appendingPathComponent("tree.store"))
         @discardableResult
         func folder(_ name: String, in parent: NSManagedObject? = nil) -> NSManagedObject {
             let object = NSEntityDescription.insertNewObject(forEntityName: "Folder", into: context)
@@ -171,8 +165,7 @@ import Testing
         #expect(Self.outline(tree.arrangedObjects) == ["Apps", " 0-first", " New", " a.txt", "Zeta"])
         try context.save()
 
-        let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        reader.persistentStoreCoordinator = coordinator
+        let reader = FetchedResultsFixture.mainContext(on: coordinator)
         let check = NSTreeController()
         check.entityName = "Folder"
         check.fetchPredicate = NSPredicate(format: "parent == nil")
@@ -187,10 +180,8 @@ import Testing
     }
 
     @Test func anOrderedChildrenRelationshipKeepsTheInsertionIndex() throws {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.folderModel(orderedChildren: true))
-        _ = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
-        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let (_, context) = try FetchedResultsFixture.stack(model: Self.folderModel(orderedChildren: true),
+                                                           storeType: NSInMemoryStoreType, at: nil)
         let root = NSEntityDescription.insertNewObject(forEntityName: "Folder", into: context)
         root.setValue("root", forKey: "name")
         let tree = NSTreeController(content: [root])
