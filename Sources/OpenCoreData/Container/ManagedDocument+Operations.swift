@@ -14,12 +14,16 @@ extension ManagedDocument {
             throw Self.error(NSFileReadNoSuchFileError, "There is no document at \(fileURL.path).", url: fileURL)
         }
         if isPackage { try readDocumentMetadata(in: fileURL) }
-        try configurePersistentStoreCoordinator(for: storeURL(in: fileURL), ofType: fileType, modelConfiguration: modelConfiguration,
-                                                storeOptions: persistentStoreOptions)
-        if let store { metadata = coordinator.metadata(for: store) }
-        if isPackage {
-            let additional = fileURL.appendingPathComponent("AdditionalContent")
-            if FileManager.default.fileExists(atPath: additional.path) { try readAdditionalContent(from: additional) }
+        do {
+            try addStore(at: storeURL(in: fileURL), type: fileType)
+            if let store { metadata = coordinator.metadata(for: store) }
+            if isPackage {
+                let additional = fileURL.appendingPathComponent("AdditionalContent")
+                if FileManager.default.fileExists(atPath: additional.path) { try readAdditionalContent(from: additional) }
+            }
+        } catch {
+            removeStores()
+            throw error
         }
         fileModificationDate = modificationDate()
         documentState = .normal
@@ -83,8 +87,7 @@ extension ManagedDocument {
     public func close() throws {
         guard !documentState.contains(.closed) else { return }
         if hasUnsavedChanges { try saveChanges() }
-        if let store { try coordinator.remove(store) }
-        store = nil
+        removeStores()
         resetContexts()
         undoManager?.removeAllActions()
         documentState = .closed
@@ -101,8 +104,7 @@ extension ManagedDocument {
         defer { documentState.remove(.editingDisabled) }
         managedObjectContext.rollback()
         parentContext.performAndWait { parentContext.rollback() }
-        if let store { try coordinator.remove(store) }
-        store = nil
+        removeStores()
         resetContexts()
         undoManager?.removeAllActions()
         fileURL = url
@@ -129,49 +131,65 @@ extension ManagedDocument {
     }
 
     /// Writes the context's changes through its parent to the store, with ``metadata``.
+    ///
+    /// The additional content is written first. When the store refuses the save, the changes
+    /// stay in the parent context (``hasUnsavedChanges`` stays true) and the next save sends
+    /// them again.
     func saveChanges() throws {
+        try writeAdditionalContent()
         try managedObjectContext.save()
         try parentContext.performAndWait {
             if let store { coordinator.setMetadata(metadata.merging(coordinator.metadata(for: store)) { mine, _ in mine }, for: store) }
-            do {
-                try parentContext.save()
-            } catch {
-                // The changes stay in the main context (its save reached only the parent): the
-                // parent goes back, so that a later save sends them again.
-                parentContext.rollback()
-                throw error
-            }
+            try parentContext.save()
         }
         if let store { metadata = coordinator.metadata(for: store) }
-        try writeAdditionalContent()
         fileModificationDate = modificationDate()
     }
 
     /// A new document at `url`: the package and store made, the context's objects saved into
     /// it. On error nothing is left at `url`.
     private func create(at url: URL, type: String) throws {
+        let (oldURL, oldType) = (fileURL, fileType)
         do {
             if isPackage {
                 try FileManager.default.createDirectory(at: storeURL(in: url).deletingLastPathComponent(), withIntermediateDirectories: true)
             }
-            fileType = type
-            try configurePersistentStoreCoordinator(for: storeURL(in: url), ofType: type, modelConfiguration: modelConfiguration,
-                                                    storeOptions: persistentStoreOptions)
             fileURL = url
+            fileType = type
+            try addStore(at: storeURL(in: url), type: type)
             if isPackage { try writeDocumentMetadata(in: url) }
             documentState = .normal
             try saveChanges()
         } catch {
-            if let store { try? coordinator.remove(store) }
-            store = nil
+            removeStores()
             documentState = .closed
+            (fileURL, fileType) = (oldURL, oldType)
             try? FileManager.default.removeItem(at: url)
             throw error
         }
     }
 
-    /// Save-as: the changes saved here, then the store moved to a new document at `url`.
+    /// Adds the store through ``configurePersistentStoreCoordinator(for:ofType:modelConfiguration:storeOptions:)``
+    /// (which a subclass may override) and finds it among the coordinator's stores.
+    private func addStore(at url: URL, type: String) throws {
+        try configurePersistentStoreCoordinator(for: url, ofType: type, modelConfiguration: modelConfiguration,
+                                                storeOptions: persistentStoreOptions)
+        store = coordinator.persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+            ?? coordinator.persistentStores.first
+    }
+
+    /// Takes every store off the coordinator.
+    private func removeStores() {
+        for store in coordinator.persistentStores { try? coordinator.remove(store) }
+        store = nil
+    }
+
+    /// Save-as: the changes saved here, then the store moved to a new document at `url`, which
+    /// must not exist yet (a store there is never merged into, nor deleted).
     private func saveAs(_ url: URL, type: String) throws {
+        guard !FileManager.default.fileExists(atPath: url.path) else {
+            throw Self.error(NSFileWriteFileExistsError, "A file already exists at \(url.path).", url: url)
+        }
         if hasUnsavedChanges { try saveChanges() }
         guard let store else { return }
         do {

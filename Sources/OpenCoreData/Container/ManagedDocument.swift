@@ -20,6 +20,7 @@ import Foundation
 ///   completion handlers are called before the method returns, with errors passed to
 ///   ``handleError(_:userInteractionPermitted:)``.
 /// - There is no autosaving and no file coordination; ``close()`` saves unsaved changes.
+/// - Save-as never writes into an existing file: a destination that exists is refused.
 /// - Save-as (``save(to:ofType:for:)`` to another URL) moves the store with
 ///   `migratePersistentStore(_:to:options:type:)`, which may change the store type. Objects get
 ///   new IDs there: the contexts are reset, so fetch objects again afterwards.
@@ -76,7 +77,9 @@ open class ManagedDocument: NSObject {
     open var metadata: [String: Any] = [:]
 
     let parentContext: NSManagedObjectContext
-    let coordinator: NSPersistentStoreCoordinator
+    /// The document's coordinator (``configurePersistentStoreCoordinator(for:ofType:modelConfiguration:storeOptions:)``
+    /// adds the store to it).
+    public let coordinator: NSPersistentStoreCoordinator
     var store: NSPersistentStore?
 
     /// The file name of the store inside a package (`UIManagedDocument`'s default).
@@ -120,7 +123,7 @@ open class ManagedDocument: NSObject {
     /// add options or more stores.
     open func configurePersistentStoreCoordinator(for storeURL: URL, ofType fileType: String, modelConfiguration configuration: String?,
                                                   storeOptions: [AnyHashable: Any]?) throws {
-        store = try coordinator.addPersistentStore(ofType: persistentStoreType(forFileType: fileType),
+        _ = try coordinator.addPersistentStore(ofType: persistentStoreType(forFileType: fileType),
                                                    configurationName: configuration, at: storeURL, options: storeOptions)
     }
 

@@ -85,6 +85,15 @@ import Testing
         #expect(try Self.classNames(document) == ["A", "B"])
         Self.addClass("C", to: document)
         try document.save(to: second, for: .forOverwriting)
+
+        // Save-as never writes into an existing file, and leaves it as it was.
+        let taken = directory.appendingPathComponent("Taken.classes")
+        try FileManager.default.createDirectory(at: taken, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: taken.appendingPathComponent("notes.txt"))
+        #expect(performing: { try document.save(to: taken, for: .forOverwriting) },
+                throws: { ($0 as NSError).code == NSFileWriteFileExistsError })
+        #expect(try Data(contentsOf: taken.appendingPathComponent("notes.txt")) == Data("mine".utf8))
+        #expect(document.fileURL == second)
         try document.close()
 
         // The old document has what was saved before save-as (its unsaved change went with
