@@ -3,6 +3,7 @@
 /// (no script), so that any browser, and a WebDriver test, drives it.
 enum ClassesPage {
     static func html(_ state: ClassesWindow.State) -> String {
+        let selectedClassID = state.selectedClass.flatMap { state.classIDs.indices.contains($0) ? escape(state.classIDs[$0].absoluteString) : nil } ?? ""
         var page = """
         <!DOCTYPE html>
         <html lang="zh">
@@ -21,7 +22,7 @@ enum ClassesPage {
             let selected = index == state.selectedClass
             page += """
             <li\(selected ? " class=\"selected\"" : "")><form method="post" action="/classes/select">\
-            <input type="hidden" name="index" value="\(index)">\
+            <input type="hidden" name="object" value="\(escape(state.classIDs[index].absoluteString))">\
             <button class="select" id="class-\(index)">\(escape(name))</button></form></li>
 
             """
@@ -31,7 +32,8 @@ enum ClassesPage {
         <form id="add-class" method="post" action="/classes/add">\
         <input id="class-name" name="name" placeholder="\(escape(ClassesModel.defaultClassName))">\
         <button id="add-class-button">Add class</button></form>
-        <form method="post" action="/classes/remove"><button id="remove-class-button"\(state.selectedClass == nil ? " disabled" : "")>Remove class</button></form>
+        <form method="post" action="/classes/remove"><input type="hidden" name="object" value="\(selectedClassID)">\
+        <button id="remove-class-button"\(state.selectedClass == nil ? " disabled" : "")>Remove class</button></form>
         </section>
         <section><h1>Students of <span id="selected-class">\(state.selectedClass.map { escape(state.classes[$0]) } ?? "")</span></h1>
         <p>Monitor: <span id="monitor">\(state.monitor.map(escape) ?? "none")</span></p>
@@ -41,16 +43,16 @@ enum ClassesPage {
         for (index, name) in state.students.enumerated() {
             page += """
             <li><span class="student-name" id="student-\(index)">\(escape(name))</span> \
-            <form method="post" action="/monitor"><input type="hidden" name="index" value="\(index)">\
+            <form method="post" action="/monitor"><input type="hidden" name="object" value="\(escape(state.studentIDs[index].absoluteString))">\
             <button id="monitor-\(index)">Make monitor</button></form> \
-            <form method="post" action="/students/remove"><input type="hidden" name="index" value="\(index)">\
+            <form method="post" action="/students/remove"><input type="hidden" name="object" value="\(escape(state.studentIDs[index].absoluteString))">\
             <button id="remove-student-\(index)">Remove</button></form></li>
 
             """
         }
         page += """
         </ul>
-        <form id="add-student" method="post" action="/students/add">\
+        <form id="add-student" method="post" action="/students/add"><input type="hidden" name="object" value="\(selectedClassID)">\
         <input id="student-name" name="name" placeholder="\(escape(ClassesModel.defaultStudentName))">\
         <button id="add-student-button"\(state.selectedClass == nil ? " disabled" : "")>Add student</button></form>
         </section>

@@ -3,8 +3,9 @@ import Hummingbird
 import Logging
 
 /// The classes-and-students window served as a web page (`coredata-tutorial web`): GET `/`
-/// shows the page; each form posts one ``ClassesWindow/Action`` and is answered with a
-/// redirect to `/` (303), so that reloading the page never repeats an action.
+/// shows the page; each form posts one ``ClassesWindow/Action`` (objects named by their IDs'
+/// URIs) and is answered with a redirect to `/` (303), so that reloading the page never
+/// repeats an action; a form the page does not send is answered 400.
 public struct ClassesWebServer: Sendable {
     let window: ClassesWindow
 
@@ -22,20 +23,20 @@ public struct ClassesWebServer: Sendable {
             Self.html(ClassesPage.html(await window.state()))
         }
         let actions: [(String, @Sendable (Form) -> ClassesWindow.Action?)] = [
-            ("/classes/select", { form in form.index.map(ClassesWindow.Action.selectClass) }),
+            ("/classes/select", { form in form.objectURL.map(ClassesWindow.Action.selectClass) }),
             ("/classes/add", { form in .addClass(name: form.name ?? "") }),
-            ("/classes/remove", { _ in .removeClass }),
-            ("/students/add", { form in .addStudent(name: form.name ?? "") }),
-            ("/students/remove", { form in form.index.map(ClassesWindow.Action.removeStudent) }),
-            ("/monitor", { form in form.index.map(ClassesWindow.Action.makeMonitor) }),
+            ("/classes/remove", { form in form.objectURL.map(ClassesWindow.Action.removeClass) }),
+            ("/students/add", { form in form.objectURL.map { .addStudent(name: form.name ?? "", toClass: $0) } }),
+            ("/students/remove", { form in form.objectURL.map(ClassesWindow.Action.removeStudent) }),
+            ("/monitor", { form in form.objectURL.map(ClassesWindow.Action.makeMonitor) }),
         ]
         for (path, action) in actions {
             router.post(RouterPath(path)) { request, context -> Response in
                 let body = try await request.body.collect(upTo: 64 * 1024)
-                let form = (try? URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body))) ?? Form()
-                guard let action = action(form) else {
+                guard let form = try? URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body)),
+                      let action = action(form) else {
                     return Response(status: .badRequest, headers: [.contentType: "text/plain; charset=utf-8"],
-                                    body: .init(byteBuffer: ByteBuffer(string: "\(path) needs a numeric index\n")))
+                                    body: .init(byteBuffer: ByteBuffer(string: "\(path): the form is not one this page sends\n")))
                 }
                 do {
                     try await window.apply(action)
@@ -54,10 +55,12 @@ public struct ClassesWebServer: Sendable {
                            logger: logger)
     }
 
-    /// A form's fields (every form has at most a name and an index).
+    /// A form's fields (every form has at most a name and an object, an object ID's URI).
     struct Form: Decodable, Sendable {
         var name: String?
-        var index: Int?
+        var object: String?
+
+        var objectURL: URL? { object.flatMap { URL(string: $0) } }
     }
 
     static func html(_ text: String) -> Response {

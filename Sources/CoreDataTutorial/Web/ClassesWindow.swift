@@ -65,8 +65,12 @@ public final class ClassesWindow: @unchecked Sendable {
         /// is (a browser test waits for the page of its action).
         public var version: Int
         public var classes: [String]
+        /// The classes' object IDs (URIs), which the page's forms name.
+        public var classIDs: [URL] = []
         public var selectedClass: Int?
         public var students: [String]
+        /// The students' object IDs (URIs).
+        public var studentIDs: [URL] = []
         public var monitor: String?
     }
 
@@ -75,49 +79,52 @@ public final class ClassesWindow: @unchecked Sendable {
         await context.perform { [self] in
             State(version: actionCount,
                   classes: names(of: classes.arrangedObjects),
+                  classIDs: uris(of: classes.arrangedObjects),
                   selectedClass: classes.selectionIndex == NSNotFound ? nil : classes.selectionIndex,
                   students: names(of: students.arrangedObjects),
+                  studentIDs: uris(of: students.arrangedObjects),
                   monitor: (monitor.content as? StudentEntity)?.name)
         }
     }
 
-    /// The user's actions.
+    /// The user's actions. Objects are named by their object IDs' URIs, so that a page that
+    /// is out of date never acts on another object than the one it showed.
     public enum Action: Sendable, Equatable {
-        case selectClass(Int)
+        case selectClass(URL)
         case addClass(name: String)
-        case removeClass
-        case addStudent(name: String)
-        case removeStudent(Int)
-        case makeMonitor(Int)
+        case removeClass(URL)
+        case addStudent(name: String, toClass: URL)
+        case removeStudent(URL)
+        case makeMonitor(URL)
     }
 
-    /// Performs `action` on the controllers and saves; an index that is no longer there does
+    /// Performs `action` on the controllers and saves; an object that is no longer there does
     /// nothing. A failed save is rolled back and thrown.
     public func apply(_ action: Action) async throws {
         try await context.perform { [self] in
             actionCount += 1
             switch action {
-            case let .selectClass(index):
-                classes.setSelectionIndex(index)
+            case let .selectClass(uri):
+                guard let aClass = object(uri, as: ClassEntity.self) else { return }
+                classes.setSelectedObjects([aClass])
             case let .addClass(name):
                 guard classes.canAdd else { return }
                 classes.add(nil)
                 if !name.isEmpty { (classes.selectedObjects.first as? ClassEntity)?.name = name }
-            case .removeClass:
-                classes.remove(nil)
-            case let .addStudent(name):
+            case let .removeClass(uri):
+                guard let aClass = object(uri, as: ClassEntity.self) else { return }
+                classes.removeObject(aClass)
+            case let .addStudent(name, uri):
+                guard let aClass = object(uri, as: ClassEntity.self) else { return }
+                classes.setSelectedObjects([aClass])
                 guard students.canAdd else { return }
                 students.add(nil)
                 if !name.isEmpty { (students.selectedObjects.first as? StudentEntity)?.name = name }
-            case let .removeStudent(index):
-                guard let aClass = classes.selectedObjects.first as? ClassEntity,
-                      let student = students.arrangedObjects.indices.contains(index) ? students.arrangedObjects[index] as? StudentEntity : nil
-                else { return }
+            case let .removeStudent(uri):
+                guard let student = object(uri, as: StudentEntity.self), let aClass = student.inClass else { return }
                 aClass.removeStudentsObject(student)
-            case let .makeMonitor(index):
-                guard let aClass = classes.selectedObjects.first as? ClassEntity,
-                      let student = students.arrangedObjects.indices.contains(index) ? students.arrangedObjects[index] as? StudentEntity : nil
-                else { return }
+            case let .makeMonitor(uri):
+                guard let student = object(uri, as: StudentEntity.self), let aClass = student.inClass else { return }
                 aClass.monitor = student
             }
             // The controllers hear of changes made to the objects at the end of the event.
@@ -130,6 +137,17 @@ public final class ClassesWindow: @unchecked Sendable {
             }
         }
     }
+
+    /// The object of this context whose ID has the URI `uri`, if it still exists.
+    private func object<T: NSManagedObject>(_ uri: URL, as type: T.Type) -> T? {
+        guard let id = context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri),
+              let object = try? context.existingObject(with: id), !object.isDeleted else { return nil }
+        return object as? T
+    }
+}
+
+private func uris(of objects: [Any]) -> [URL] {
+    objects.compactMap { ($0 as? NSManagedObject)?.objectID.uriRepresentation() }
 }
 
 private func names(of objects: [Any]) -> [String] {

@@ -110,23 +110,26 @@ final class ControllerBinding {
         }
     }
 
-    /// Removes `object` from the relationship, deleting it with ``deletesObjectsOnRemove``.
-    func remove(_ object: Any) {
+    /// Removes `object` from the relationship, deleting it with ``deletesObjectsOnRemove``
+    /// unless it is only `moving` elsewhere.
+    func remove(_ object: Any, moving: Bool = false) {
         guard let owner, let relationship, let managed = object as? NSManagedObject else { return }
         if relationship.isOrdered {
             owner.mutableOrderedSetValue(forKey: relationship.name).remove(managed)
         } else {
             owner.mutableSetValue(forKey: relationship.name).remove(managed)
         }
-        if deletesObjectsOnRemove { managed.managedObjectContext?.delete(managed) }
+        if deletesObjectsOnRemove, !moving { managed.managedObjectContext?.delete(managed) }
     }
 
     /// The context changed: the content is read again when the object read from changed or
     /// went away.
     func contextObjectsDidChange(_ changes: ContextObjectChanges, target: NSObjectController) {
-        guard let observed else { return }
-        let key = ObjectIdentifier(observed)
-        if changes.updated.contains(key) || changes.deleted.contains(key) { target.reloadBoundContent() }
+        if let observed {
+            let key = ObjectIdentifier(observed)
+            if changes.invalidatedAll || changes.updated.contains(key) || changes.deleted.contains(key) { target.reloadBoundContent() }
+        }
+        target.boundObjectsDidChange(changes)
     }
 }
 

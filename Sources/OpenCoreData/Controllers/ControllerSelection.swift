@@ -27,10 +27,11 @@ public struct ControllerSelection: KeyValueCoding {
         guard !objects.isEmpty else { return NSBindingSelectionMarker.noSelection }
         var values: [Any?] = []
         for object in objects {
-            guard let value = try? KeyValueAccess.value(forKey: key, of: object) else {
+            do {
+                values.append(try KeyValueAccess.value(forKey: key, of: object))
+            } catch {
                 return NSBindingSelectionMarker.notApplicable
             }
-            values.append(value)
         }
         if values.count == 1 { return values[0] }
         if alwaysUsesMultipleValuesMarker { return NSBindingSelectionMarker.multipleValues }

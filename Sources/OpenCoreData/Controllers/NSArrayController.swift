@@ -138,13 +138,27 @@ open class NSArrayController: NSObjectController {
     }
 
     override func setBoundContent(_ value: Any?) {
-        // Objects already in the content keep their places; newcomers follow in the order read.
-        let incoming = Self.array(value)
-        var kept = contentObjects.filter { old in incoming.contains { ControllerContent.isSame($0, old) } }
+        let merged = Self.merged(contentObjects, with: Self.array(value), ordered: binding?.relationship?.isOrdered == true)
+        guard !isContent(merged) else { return }
+        content = merged
+    }
+
+    /// The content after reading `incoming` through a binding: an ordered relationship's order
+    /// as it is; otherwise objects already in the content keep their places and newcomers
+    /// follow in the order read (a set has no order of its own).
+    static func merged(_ current: [Any], with incoming: [Any], ordered: Bool) -> [Any] {
+        if ordered { return incoming }
+        var kept = current.filter { old in incoming.contains { ControllerContent.isSame($0, old) } }
         for object in incoming where !kept.contains(where: { ControllerContent.isSame($0, object) }) {
             kept.append(object)
         }
-        content = kept
+        return kept
+    }
+
+    /// Whether `objects` are the content, in order.
+    func isContent(_ objects: [Any]) -> Bool {
+        let current = contentObjects
+        return current.count == objects.count && zip(current, objects).allSatisfy { ControllerContent.isSame($0, $1) }
     }
 
     // MARK: Adding, inserting and removing
@@ -211,10 +225,13 @@ open class NSArrayController: NSObjectController {
     /// again, so that inserted objects show.
     private func clearFilterForInsertion() {
         guard clearsFilterPredicateOnInsertion, filterPredicate != nil else { return }
+        let previouslySelected = selectedObjects
+        let firstSelected = selected.first
         isClearingFilter = true
         filterPredicate = nil
         isClearingFilter = false
         arranged = arrange(contentObjects)
+        reselect(previouslySelected, near: firstSelected)
     }
 
 
@@ -354,6 +371,23 @@ open class NSArrayController: NSObjectController {
 
     open override var exposedBindings: [NSBindingName] { [.contentArray, .contentSet] }
 
+    override func boundObjectsDidChange(_ changes: ContextObjectChanges) {
+        guard automaticallyRearrangesObjects, contentTouched(by: changes) else { return }
+        rearrangeObjects()
+    }
+
+    /// Whether `changes` changed an object of the content. Objects inserted in the event count
+    /// too: an object the controller inserted and then changed (named as it was added) is
+    /// reported inserted, not updated.
+    private func contentTouched(by changes: ContextObjectChanges) -> Bool {
+        let inserted = Set(changes.inserted.map(ObjectIdentifier.init))
+        return contentObjects.contains { object in
+            guard let managed = object as? NSManagedObject else { return false }
+            let key = ObjectIdentifier(managed)
+            return changes.updated.contains(key) || inserted.contains(key)
+        }
+    }
+
     /// Entity mode with ``NSObjectController/automaticallyPreparesContent``: inserted objects
     /// of the entity that match the fetch predicate join the content (at the end of the
     /// arrangement), deleted ones leave; with ``automaticallyRearrangesObjects`` changed
@@ -362,7 +396,7 @@ open class NSArrayController: NSObjectController {
         let current = contentObjects
         let gone = current.filter { ($0 as? NSManagedObject).map { changes.deleted.contains(ObjectIdentifier($0)) } ?? false }
         let arriving = changes.inserted.filter { object in belongsToEntity(object) && !current.contains { ($0 as AnyObject) === object } }
-        let touched = current.contains { ($0 as? NSManagedObject).map { changes.updated.contains(ObjectIdentifier($0)) } ?? false }
+        let touched = contentTouched(by: changes)
         guard !gone.isEmpty || !arriving.isEmpty || (touched && automaticallyRearrangesObjects) else { return }
         let previouslySelected = selectedObjects
         let firstSelected = selected.first

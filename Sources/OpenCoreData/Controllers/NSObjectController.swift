@@ -26,9 +26,6 @@ open class NSObjectController: NSObject, KeyValueCoding {
     var storedContent: Any?
     var binding: ControllerBinding?
     private var contextObserver: NSObjectProtocol?
-    /// Set while the controller changes the context itself (its own notifications then need no
-    /// second look).
-    var isChangingContext = false
 
     /// A controller whose content is `content`.
     public init(content: Any?) {
@@ -116,8 +113,6 @@ open class NSObjectController: NSObject, KeyValueCoding {
             guard entity != nil else {
                 preconditionFailure("\(Swift.type(of: self)).newObject(): no entity named '\(entityName)' in the context's model")
             }
-            isChangingContext = true
-            defer { isChangingContext = false }
             return NSEntityDescription.insertNewObject(forEntityName: entityName, into: context)
         }
         if let type = objectClass as? any ControllerObjectInitializable.Type { return type.init() }
@@ -202,8 +197,6 @@ open class NSObjectController: NSObject, KeyValueCoding {
     /// Deletes `object` from the context when the controller is in entity mode.
     func deleteIfEntityMode(_ object: Any) {
         guard isEntityMode, let managed = object as? NSManagedObject, let context = managedObjectContext else { return }
-        isChangingContext = true
-        defer { isChangingContext = false }
         context.delete(managed)
     }
 
@@ -236,10 +229,19 @@ open class NSObjectController: NSObject, KeyValueCoding {
     /// The bindings' names (AppKit's `exposedBindings`).
     open var exposedBindings: [NSBindingName] { [.contentObject] }
 
-    /// Installs content read through a binding: an object controller takes it as it is.
+    /// Installs content read through a binding: an object controller takes it as it is (and
+    /// says nothing when it is the same).
     func setBoundContent(_ value: Any?) {
-        content = value
+        switch (storedContent, value) {
+        case (nil, nil): return
+        case let (current?, new?) where ControllerContent.isSame(current, new): return
+        default: content = value
+        }
     }
+
+    /// The context changed objects while the content is bound: an array controller that
+    /// rearranges automatically arranges again when some are in its content.
+    func boundObjectsDidChange(_ changes: ContextObjectChanges) {}
 
     // MARK: Change notifications
 
@@ -284,7 +286,13 @@ open class NSObjectController: NSObject, KeyValueCoding {
     func contextObjectsDidChange(_ userInfo: [AnyHashable: Any]) {
         // A bound controller follows its binding's object instead (``ControllerBinding``).
         guard binding == nil, automaticallyPreparesContent, isEntityMode else { return }
-        contextChanged(ContextObjectChanges(userInfo))
+        let changes = ContextObjectChanges(userInfo)
+        // After `reset()` every object is gone: the content is fetched again.
+        if changes.invalidatedAll {
+            fetch(nil)
+        } else {
+            contextChanged(changes)
+        }
     }
 
     /// Entity mode with ``automaticallyPreparesContent``: an object controller drops its
@@ -331,8 +339,11 @@ struct ContextObjectChanges {
     let inserted: [NSManagedObject]
     let deleted: Set<ObjectIdentifier>
     let updated: Set<ObjectIdentifier>
+    /// The context was reset: every object it had is invalid.
+    let invalidatedAll: Bool
 
     init(_ userInfo: [AnyHashable: Any]) {
+        invalidatedAll = userInfo[NSInvalidatedAllObjectsKey] != nil
         func objects(_ key: String) -> Set<NSManagedObject> { userInfo[key] as? Set<NSManagedObject> ?? [] }
         // In a stable order (the sets are unordered): by object ID.
         inserted = objects(NSInsertedObjectsKey).sorted { $0.objectID.uriRepresentation().absoluteString < $1.objectID.uriRepresentation().absoluteString }
@@ -340,7 +351,6 @@ struct ContextObjectChanges {
         updated = Set(objects(NSUpdatedObjectsKey).union(objects(NSRefreshedObjectsKey)).map(ObjectIdentifier.init))
     }
 
-    var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && updated.isEmpty }
 }
 
 /// A controller held weakly by a notification observer. `@unchecked Sendable`: the controller

@@ -227,7 +227,9 @@ open class NSTreeController: NSObjectController {
     open func insert(contentsOf objects: [Any], atArrangedObjectIndexPaths indexPaths: [IndexPath]) {
         guard isEditable else { return }
         for (object, path) in zip(objects, indexPaths) where !path.isEmpty {
-            attach(object, under: root.descendant(at: path.dropLast()), at: path[path.count - 1])
+            // A path whose parent is not in the tree inserts nothing.
+            guard let parent = root.descendant(at: path.dropLast()) else { continue }
+            attach(object, under: parent, at: path[path.count - 1])
         }
         let previouslySelected = selectedObjects
         rebuild()
@@ -284,16 +286,15 @@ open class NSTreeController: NSObjectController {
     /// parent's children (or the roots) and joins the new parent's. A node is not moved below
     /// itself.
     open func move(_ nodes: [NSTreeNode], to startingIndexPath: IndexPath) {
-        guard isEditable, !startingIndexPath.isEmpty else { return }
-        let targetParent = root.descendant(at: startingIndexPath.dropLast())
+        guard isEditable, !startingIndexPath.isEmpty, let targetParent = root.descendant(at: startingIndexPath.dropLast()) else { return }
         var index = startingIndexPath[startingIndexPath.count - 1]
         for node in nodes {
             guard let object = node.representedObject else { continue }
-            var ancestor = targetParent
+            var ancestor: NSTreeNode? = targetParent
             var inside = false
             while let current = ancestor { if current === node { inside = true }; ancestor = current.parent }
             guard !inside else { continue }
-            detach(object, from: node.parent)
+            detach(object, from: node.parent, moving: true)
             attach(object, under: targetParent, at: index)
             index += 1
         }
@@ -333,10 +334,11 @@ open class NSTreeController: NSObjectController {
         }
     }
 
-    /// Takes `object` out of the roots or out of `parent`'s object's children.
-    private func detach(_ object: Any, from parent: NSTreeNode?) {
+    /// Takes `object` out of the roots or out of `parent`'s object's children (only `moving`
+    /// it: a binding that deletes removed objects keeps it).
+    private func detach(_ object: Any, from parent: NSTreeNode?, moving: Bool = false) {
         guard let parent, let owner = parent.representedObject else {
-            binding?.remove(object)
+            binding?.remove(object, moving: moving)
             storedContent = roots.filter { !ControllerContent.isSame($0, object) }
             return
         }
@@ -385,10 +387,9 @@ open class NSTreeController: NSObjectController {
     }
 
     override func setBoundContent(_ value: Any?) {
-        let incoming = NSArrayController.array(value)
-        var kept = roots.filter { old in incoming.contains { ControllerContent.isSame($0, old) } }
-        for object in incoming where !kept.contains(where: { ControllerContent.isSame($0, object) }) { kept.append(object) }
-        content = kept
+        let merged = NSArrayController.merged(roots, with: NSArrayController.array(value), ordered: binding?.relationship?.isOrdered == true)
+        guard merged.count != roots.count || !zip(merged, roots).allSatisfy({ ControllerContent.isSame($0, $1) }) else { return }
+        content = merged
     }
 
     /// Entity mode with ``NSObjectController/automaticallyPreparesContent``: inserted objects
@@ -402,7 +403,6 @@ open class NSTreeController: NSObjectController {
             (node.representedObject as? NSManagedObject).map { changes.updated.contains(ObjectIdentifier($0)) || changes.deleted.contains(ObjectIdentifier($0)) } ?? false
         }
         guard !goneIDs.isEmpty || !arriving.isEmpty || inTree else { return }
-        storedContent = current.filter { !goneIDs.contains(ObjectIdentifier($0 as AnyObject)) } + arriving
-        rearrangeObjects()
+        content = current.filter { !goneIDs.contains(ObjectIdentifier($0 as AnyObject)) } + arriving
     }
 }

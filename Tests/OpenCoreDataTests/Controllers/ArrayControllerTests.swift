@@ -43,6 +43,18 @@ import Testing
         #expect((controller.content as? [Any])?.count == 6)
     }
 
+    @Test func clearingTheFilterForAnInsertionKeepsTheSelectedObject() {
+        let controller = NSArrayController(content: [item("a"), item("b"), item("c")])
+        controller.selectsInsertedObjects = false
+        controller.filterPredicate = NSPredicate(format: "name == 'c'")
+        #expect(names(controller.selectedObjects) == ["c"])
+        controller.addObject(item("d"))
+        #expect(controller.filterPredicate == nil)
+        #expect(names(controller.selectedObjects) == ["c"])
+        controller.insert(item("x"), atArrangedObjectIndex: controller.selectionIndex)
+        #expect(names(controller.arrangedObjects) == ["a", "b", "x", "c", "d"])
+    }
+
     @Test func selectionFollowsTheArrangement() {
         let controller = NSArrayController(content: ["d", "b", "a", "c"].map { item($0) })
         #expect(controller.selectionIndexes == IndexSet([0]), "avoidsEmptySelection selects the first object")

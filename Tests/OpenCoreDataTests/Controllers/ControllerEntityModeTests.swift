@@ -164,6 +164,25 @@ import Testing
         #expect(controller.content == nil)
     }
 
+    @Test func aResetContextIsFetchedAgainAndNilValuesReadAsNil() throws {
+        let fixture = try ClassesFixture()
+        fixture.addClass("A")
+        try fixture.context.save()
+        let classes = fixture.classesController()
+        let students = fixture.studentsController(of: classes)
+        let before = try #require(classes.arrangedObjects.first as? NSManagedObject)
+        #expect(classes.selection.value(forKey: "monitor") == nil, "a nil value is nil, not a marker")
+
+        fixture.context.reset()
+        let after = try #require(classes.arrangedObjects.first as? NSManagedObject)
+        #expect(after !== before && after.managedObjectContext === fixture.context)
+        #expect(names(classes.arrangedObjects) == ["A"])
+        #expect(names(classes.selectedObjects) == ["A"])
+        #expect(students.arrangedObjects.isEmpty)
+        students.add(nil)
+        #expect((students.selectedObjects.first as? SeedStudent)?.inClass === after, "the binding follows the fetched class")
+    }
+
     @Test func fetchErrorsAreKeptAndThrown() throws {
         let controller = NSArrayController()
         controller.entityName = "ClassEntity"

@@ -88,6 +88,11 @@ import Testing
         tree.addChild(nil)
         #expect(tree.arrangedObjects.descendant(at: IndexPath(index: 2))?.children?.count == 2)
 
+        tree.insert(item("lost"), atArrangedObjectIndexPath: IndexPath(indexes: [7, 0]))
+        #expect(!Self.outline(tree.arrangedObjects).contains("lost"), "no parent at the path: nothing is inserted")
+        tree.move(tree.arrangedObjects.descendant(at: IndexPath(index: 0))!, to: IndexPath(indexes: [9, 0]))
+        #expect(Self.outline(tree.arrangedObjects).first == "root0", "no parent at the path: nothing moves")
+
         tree.remove(atArrangedObjectIndexPath: IndexPath(indexes: [2, 0]))
         #expect(Self.outline(tree.arrangedObjects).contains(" a-child") == false)
         tree.removeObject(tree.arrangedObjects.children![0].representedObject!)

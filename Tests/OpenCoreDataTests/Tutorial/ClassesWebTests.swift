@@ -14,35 +14,42 @@ import Testing
         try await window.apply(.addClass(name: "二班"))
         try await window.apply(.addClass(name: ""))
         var state = await window.state()
-        #expect(state.classes == ["XX班", "二班"])
+        #expect(state.classes == ["XX班", "二班"], "a class named as it is added is sorted")
         #expect(state.selectedClass == 0, "the new class is selected")
-        try await window.apply(.selectClass(1))
-        try await window.apply(.addStudent(name: "Wei"))
-        try await window.apply(.addStudent(name: "Ann"))
-        try await window.apply(.makeMonitor(1))
+        let second = state.classIDs[1]
+        try await window.apply(.selectClass(second))
+        try await window.apply(.addStudent(name: "Wei", toClass: second))
+        try await window.apply(.addStudent(name: "Ann", toClass: second))
+        state = await window.state()
+        try await window.apply(.makeMonitor(state.studentIDs[1]))
         state = await window.state()
         #expect(state.students == ["Ann", "Wei"] && state.monitor == "Wei")
 
         // Removing the monitor's student clears the monitor (the seed's rule).
-        try await window.apply(.removeStudent(1))
+        let wei = state.studentIDs[1]
+        try await window.apply(.removeStudent(wei))
         state = await window.state()
         #expect(state.students == ["Ann"] && state.monitor == nil)
-        try await window.apply(.removeStudent(7))
-        try await window.apply(.selectClass(0))
+        // An object that is gone does nothing (a page that is out of date).
+        try await window.apply(.removeStudent(wei))
+        try await window.apply(.makeMonitor(wei))
+        #expect(await window.state().students == ["Ann"])
+        try await window.apply(.selectClass(state.classIDs[0]))
         #expect(await window.state().students == [])
 
         // Everything was saved: a second window over the same store shows it.
         let reopened = try ClassesWindow(storeURL: url, storeType: .sqlite)
-        try await reopened.apply(.selectClass(1))
+        try await reopened.apply(.selectClass(second))
         let again = await reopened.state()
         #expect(again.classes == ["XX班", "二班"] && again.students == ["Ann"] && again.monitor == nil)
 
-        try await reopened.apply(.removeClass)
+        try await reopened.apply(.removeClass(second))
         #expect(await reopened.state().classes == ["XX班"])
     }
 
     @Test func thePageEscapesNames() {
-        let html = ClassesPage.html(.init(version: 0, classes: ["<b>&\"'"], selectedClass: 0, students: [], monitor: nil))
+        let html = ClassesPage.html(.init(version: 0, classes: ["<b>&\"'"], classIDs: [URL(string: "x-coredata://A/B/p1")!], selectedClass: 0,
+                                          students: [], monitor: nil))
         #expect(html.contains("&lt;b&gt;&amp;&quot;&#39;"))
         #expect(!html.contains("<b>&"))
     }
