@@ -88,19 +88,20 @@ open class NSArrayController: NSObjectController {
     /// Arranges the content again, keeping the selected objects selected
     /// (``preservesSelection``).
     open func rearrangeObjects() {
-        let previouslySelected = selectedObjects
-        let firstSelected = selected.first
-        arranged = arrange(contentObjects)
-        reselect(previouslySelected, near: firstSelected)
-        notify(["arrangedObjects", "selection", "selectionIndexes"])
+        rearrange(notifying: ["arrangedObjects", "selection", "selectionIndexes"])
     }
 
     override func contentDidChange() {
+        rearrange(notifying: ["content", "arrangedObjects", "selection", "selectionIndexes"])
+    }
+
+    /// Arranges the content again, keeps the selection, and posts `keys`.
+    private func rearrange(notifying keys: Set<String>) {
         let previouslySelected = selectedObjects
         let firstSelected = selected.first
         arranged = arrange(contentObjects)
         reselect(previouslySelected, near: firstSelected)
-        notify(["content", "arrangedObjects", "selection", "selectionIndexes"])
+        notify(keys)
     }
 
     /// The selection after the arrangement changed: the same objects where they are
@@ -139,7 +140,7 @@ open class NSArrayController: NSObjectController {
 
     override func setBoundContent(_ value: Any?) {
         let merged = Self.merged(contentObjects, with: Self.array(value), ordered: binding?.relationship?.isOrdered == true)
-        guard !isContent(merged) else { return }
+        guard !ControllerContent.isSame(merged, contentObjects) else { return }
         content = merged
     }
 
@@ -155,11 +156,6 @@ open class NSArrayController: NSObjectController {
         return kept
     }
 
-    /// Whether `objects` are the content, in order.
-    func isContent(_ objects: [Any]) -> Bool {
-        let current = contentObjects
-        return current.count == objects.count && zip(current, objects).allSatisfy { ControllerContent.isSame($0, $1) }
-    }
 
     // MARK: Adding, inserting and removing
 

@@ -332,6 +332,11 @@ enum ControllerContent {
         if Swift.type(of: a) is AnyClass, Swift.type(of: b) is AnyClass { return (a as AnyObject) === (b as AnyObject) }
         return ValueComparison.isEqualConstant(a, b)
     }
+
+    /// Whether two lists hold the same content objects in the same order.
+    static func isSame(_ a: [Any], _ b: [Any]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { isSame($0, $1) }
+    }
 }
 
 /// The objects of one `NSManagedObjectContextObjectsDidChange`.

@@ -69,17 +69,19 @@ open class NSTreeController: NSObjectController {
     /// Builds the tree again from the roots and the objects' children, keeping the selected
     /// objects selected.
     open func rearrangeObjects() {
-        let previouslySelected = selectedObjects
-        rebuild()
-        reselect(previouslySelected)
-        notify(["arrangedObjects", "selection", "selectionIndexPaths"])
+        rearrange(notifying: ["arrangedObjects", "selection", "selectionIndexPaths"])
     }
 
     override func contentDidChange() {
+        rearrange(notifying: ["content", "arrangedObjects", "selection", "selectionIndexPaths"])
+    }
+
+    /// Builds the tree again, keeps the selection, and posts `keys`.
+    private func rearrange(notifying keys: Set<String>) {
         let previouslySelected = selectedObjects
         rebuild()
         reselect(previouslySelected)
-        notify(["content", "arrangedObjects", "selection", "selectionIndexPaths"])
+        notify(keys)
     }
 
     private func rebuild() {
@@ -298,10 +300,7 @@ open class NSTreeController: NSObjectController {
             attach(object, under: targetParent, at: index)
             index += 1
         }
-        let previouslySelected = selectedObjects
-        rebuild()
-        reselect(previouslySelected)
-        notify(["content", "arrangedObjects", "selection", "selectionIndexPaths"])
+        contentDidChange()
     }
 
     /// Puts `object` among the roots (no parent, or the root node) or among `parent`'s
@@ -388,7 +387,7 @@ open class NSTreeController: NSObjectController {
 
     override func setBoundContent(_ value: Any?) {
         let merged = NSArrayController.merged(roots, with: NSArrayController.array(value), ordered: binding?.relationship?.isOrdered == true)
-        guard merged.count != roots.count || !zip(merged, roots).allSatisfy({ ControllerContent.isSame($0, $1) }) else { return }
+        guard !ControllerContent.isSame(merged, roots) else { return }
         content = merged
     }
 
