@@ -135,8 +135,14 @@ extension ManagedDocument {
     /// The additional content is written first. When the store refuses the save, the changes
     /// stay in the parent context (``hasUnsavedChanges`` stays true) and the next save sends
     /// them again.
+    ///
+    /// New objects get permanent IDs first (as `UIManagedDocument` does): an object saved
+    /// through the parent under a temporary ID would otherwise be unknown to the parent at the
+    /// next save, once the parent's copy has its permanent ID.
     func saveChanges() throws {
         try writeAdditionalContent()
+        let inserted = Array(managedObjectContext.insertedObjects)
+        if !inserted.isEmpty { try managedObjectContext.obtainPermanentIDs(for: inserted) }
         try managedObjectContext.save()
         try parentContext.performAndWait {
             if let store { coordinator.setMetadata(metadata.merging(coordinator.metadata(for: store)) { mine, _ in mine }, for: store) }

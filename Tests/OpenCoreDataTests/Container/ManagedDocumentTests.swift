@@ -180,6 +180,52 @@ import Testing
         #expect(!document.documentState.contains(.savingError))
     }
 
+    @Test func anObjectSavedOnceIsChangedAndSavedAgain() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Twice.classes")
+        let document = ManagedDocument(fileURL: url, managedObjectModel: ClassesModel.make())
+        let a = Self.addClass("A", to: document)
+        try document.save(to: url, for: .forCreating)
+        #expect(!a.objectID.isTemporaryID, "saved objects have permanent IDs in the document's context")
+        a.setValue("B", forKey: "name")
+        try document.save(to: url, for: .forOverwriting)
+        try document.close()
+        let again = ManagedDocument(fileURL: url, managedObjectModel: ClassesModel.make())
+        try again.open()
+        #expect(try Self.classNames(again) == ["B"])
+    }
+
+    @Test func aSaveTheStoreRefusesKeepsTheChangesForTheNextSave() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Conflict.classes")
+        let model = ClassesModel.make()
+        let document = ManagedDocument(fileURL: url, managedObjectModel: model)
+        let a = Self.addClass("A", to: document)
+        try document.save(to: url, for: .forCreating)
+
+        // Another writer changes the same class in the store.
+        let (_, other) = try FetchedResultsFixture.stack(model: model, storeType: NSSQLiteStoreType, at: document.storeURL(in: url))
+        let request = NSFetchRequest<NSManagedObject>(entityName: "ClassEntity")
+        try #require(try other.fetch(request).first).setValue("Theirs", forKey: "name")
+        try other.save()
+
+        // The document's save conflicts in the store (the parent context's error policy).
+        a.setValue("Mine", forKey: "name")
+        #expect(throws: (any Error).self) { try document.save(to: url, for: .forOverwriting) }
+        #expect(document.documentState.contains(.savingError))
+        #expect(document.hasUnsavedChanges, "the refused changes are kept")
+        #expect(Self.className(a) == "Mine")
+
+        // With a policy that lets them win, the next save sends them.
+        document.parentContext.performAndWait { document.parentContext.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy }
+        try document.save(to: url, for: .forOverwriting)
+        #expect(!document.hasUnsavedChanges && !document.documentState.contains(.savingError))
+        other.refreshAllObjects()
+        #expect(try other.fetch(request).compactMap(Self.className) == ["Mine"])
+    }
+
     @Test func additionalContentIsWrittenAndReadBack() throws {
         final class NotesDocument: ManagedDocument {
             var notes = Data()
