@@ -26,9 +26,10 @@ extension NSManagedObjectContext {
             insertedList.insert(object)
             eventInserted.insert(object)
             eventDeleted.remove(object)
+            if object.objectID.isTemporaryID { childInsertedIDs.insert(object.objectID) }
         }
         for snapshot in changes.updated {
-            let object = self.object(with: snapshot.objectID)
+            let object = self.object(with: localID(forChildID: snapshot.objectID))
             object.fireFaultIfNeeded()
             let keys = changes.changedKeys[snapshot.objectID]
             for property in object.entity.properties where !property.isTransient && !(property is NSFetchedPropertyDescription) {
@@ -37,7 +38,7 @@ extension NSManagedObjectContext {
             }
         }
         for snapshot in changes.deleted {
-            let id = snapshot.objectID
+            let id = localID(forChildID: snapshot.objectID)
             guard let object = registry[id] ?? (id.isTemporaryID ? nil : self.object(with: id)) else { continue }
             delete(object)
         }
@@ -49,10 +50,10 @@ extension NSManagedObjectContext {
         switch property {
         case let relationship as NSRelationshipDescription where relationship.isToMany:
             guard let ids = snapshot.toMany[relationship.name] else { return }  // not loaded: unchanged
-            let objects = ids.map { self.object(with: $0) }
+            let objects = ids.map { self.object(with: localID(forChildID: $0)) }
             try object.setValueThrowing(relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects), forKey: relationship.name)
         case is NSRelationshipDescription:
-            let destination = (snapshot[property.name] as? NSManagedObjectID).map { self.object(with: $0) }
+            let destination = (snapshot[property.name] as? NSManagedObjectID).map { self.object(with: localID(forChildID: $0)) }
             try object.setValueThrowing(destination, forKey: property.name)
         default:
             try object.setValueThrowing(snapshot[property.name], forKey: property.name)

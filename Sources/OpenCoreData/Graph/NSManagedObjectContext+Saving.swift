@@ -248,6 +248,8 @@ extension NSManagedObjectContext {
         updatedList.removeAll()
         deletedList.removeAll()
         pendingDeletions.removeAll()
+        childInsertedIDs.removeAll()
+        childIDAliases.removeAll()
         rowCache.removeAll()
         pendingFaults.removeAll()
         batchGroups.removeAll()

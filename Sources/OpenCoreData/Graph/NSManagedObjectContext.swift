@@ -132,6 +132,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var listEpoch: UInt64 = 1
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletions: [NSManagedObject] = []
+    /// Temporary IDs of objects a child's save inserted here, until this context gives them
+    /// permanent IDs (``childIDAliases`` then remembers them).
+    var childInsertedIDs: Set<NSManagedObjectID> = []
+    /// The permanent IDs of objects a child inserted here, by the temporary IDs the child
+    /// still knows them by: a child's objects keep their temporary IDs after the parent saves,
+    /// as in Apple, and the child's later saves and reads name them so.
+    var childIDAliases: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// What the next `NSManagedObjectContextObjectsDidChange` reports.
     @exclusivity(unchecked) var eventInserted = ObjectList() { didSet { listEpoch &+= 1 } }
     @exclusivity(unchecked) var eventUpdated = ObjectList() { didSet { listEpoch &+= 1 } }
@@ -499,9 +506,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Gives an object a new ID, keeping the registry keyed by ID.
     func reassign(_ object: NSManagedObject, to objectID: NSManagedObjectID) {
-        registry.remove(object, id: object.objectID)
+        let old = object.objectID
+        if !childInsertedIDs.isEmpty, childInsertedIDs.remove(old) != nil { childIDAliases[old] = objectID }
+        registry.remove(object, id: old)
         object.objectID = objectID
         registry[objectID] = object
+    }
+
+    /// The ID this context knows an object by, given the ID a child names it by (a temporary
+    /// ID the child kept after this context saved the object).
+    func localID(forChildID id: NSManagedObjectID) -> NSManagedObjectID {
+        childIDAliases.isEmpty ? id : childIDAliases[id] ?? id
     }
 }
 

@@ -60,25 +60,37 @@ extension NSManagedObjectContext {
     func snapshotsForChild(_ ids: [NSManagedObjectID], fresh: Bool, maxAge: TimeInterval) throws -> [NSManagedObjectID: ObjectSnapshot] {
         var result: [NSManagedObjectID: ObjectSnapshot] = [:]
         var missing: [NSManagedObjectID] = []
-        for id in ids {
+        // IDs the child names by a temporary ID this context replaced: asked for by the
+        // permanent ID, answered under the child's.
+        var childIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+        for childID in ids {
+            let id = localID(forChildID: childID)
+            if id != childID { childIDs[id] = childID }
             if let object = registry[id] {
                 // Registered objects answer from memory (a fault fires here first); one whose
                 // row is gone (fired empty) has no snapshot, like a deleted one.
                 guard !deletedList.contains(object), object.managedObjectContext === self else { continue }
-                let snapshot = snapshotForChild(object)
-                if insertedList.contains(object) || object.committedSnapshot != nil { result[id] = snapshot }
+                var snapshot = snapshotForChild(object)
+                if id != childID { snapshot.objectID = childID }
+                if insertedList.contains(object) || object.committedSnapshot != nil { result[childID] = snapshot }
             } else if !id.isTemporaryID {
                 missing.append(id)
             }
         }
         if !missing.isEmpty, let backing {
-            result.merge(try backing.snapshots(for: missing, fresh: fresh, maxAge: maxAge)) { mine, _ in mine }
+            for (id, var snapshot) in try backing.snapshots(for: missing, fresh: fresh, maxAge: maxAge) {
+                let childID = childIDs[id] ?? id
+                guard result[childID] == nil else { continue }
+                if childID != id { snapshot.objectID = childID }
+                result[childID] = snapshot
+            }
         }
         return result
     }
 
     /// The current destinations of a to-many relationship of `objectID`.
-    func relatedObjectIDsForChild(_ relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
+    func relatedObjectIDsForChild(_ relationship: NSRelationshipDescription, of childID: NSManagedObjectID) throws -> [NSManagedObjectID] {
+        let objectID = localID(forChildID: childID)
         if let object = registry[objectID], !deletedList.contains(object) {
             object.fireFaultIfNeeded()
             return object.toManyList(relationship.name).objects.map(\.objectID)

@@ -66,6 +66,38 @@ final class ParentScenario {
 @Suite("Parent and child contexts")
 struct ParentContextTests {
     @Test(arguments: StoreTypesUnderTest.all)
+    func anObjectSavedThroughTheParentIsChangedInTheChildAndSavedAgain(storeType: String) throws {
+        let s = try ParentScenario(storeType: storeType)
+        let zed = s.insertEmployee("Zed", salary: 10, in: s.child)
+        try s.child.performAndWait { try s.child.save() }
+        try s.root.performAndWait { try s.root.save() }
+        #expect(s.child.performAndWait { zed.objectID.isTemporaryID }, "the child's object keeps its temporary ID, as Apple's")
+
+        // Changed and saved again through the child: the parent knows the object by its
+        // permanent ID now, and still takes the child's change.
+        try s.child.performAndWait {
+            zed.setValue(Int64(77), forKey: "salary")
+            try s.child.save()
+        }
+        try s.root.performAndWait { try s.root.save() }
+        let stored = try s.root.performAndWait { () -> Int64? in
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.predicate = NSPredicate(format: "name == 'Zed'")
+            return try s.root.fetch(request).first?.value(forKey: "salary") as? Int64
+        }
+        #expect(stored == 77)
+        #expect(try s.storedNames() == ["Ann", "Bob", "Cid", "Dee", "Eve", "Zed"])
+
+        // And deleted through the child.
+        try s.child.performAndWait {
+            s.child.delete(zed)
+            try s.child.save()
+        }
+        try s.root.performAndWait { try s.root.save() }
+        #expect(try s.storedNames() == ["Ann", "Bob", "Cid", "Dee", "Eve"])
+    }
+
+    @Test(arguments: StoreTypesUnderTest.all)
     func childSaveReachesTheParentNotTheStore(storeType: String) throws {
         let s = try ParentScenario(storeType: storeType)
         let zed = s.insertEmployee("Zed", salary: 10, in: s.child)
