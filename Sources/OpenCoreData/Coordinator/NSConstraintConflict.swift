@@ -1,7 +1,7 @@
 /// A uniqueness-constraint conflict: objects that would share the values of a constraint.
 ///
-/// Differs from Apple: saves do not detect constraint conflicts yet; the class exists for
-/// merge policies and code that build or inspect them.
+/// A root context's save builds one per set of shared values (see
+/// `NSManagedObjectContext+Constraints.swift`) and hands them to its merge policy.
 // @unchecked Sendable: every property is immutable (the objects it names are not Sendable and
 // belong to their context's queue, as in Apple).
 open class NSConstraintConflict: NSObject, @unchecked Sendable {

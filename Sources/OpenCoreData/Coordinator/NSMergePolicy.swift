@@ -23,8 +23,7 @@ public enum NSMergePolicyType: UInt, Sendable {
 ///
 /// Differences from Apple: the class is immutable and `Sendable`, so that the predefined
 /// policies can be global constants in Swift 6 (`NSErrorMergePolicy` and the others are typed
-/// `NSMergePolicy`, not `Any`). Saves do not detect uniqueness-constraint conflicts yet, so
-/// ``resolve(constraintConflicts:)`` is only called with lists you build.
+/// `NSMergePolicy`, not `Any`).
 // @unchecked Sendable: the only state is the immutable `mergeType`; subclasses that add mutable
 // state must guard it themselves.
 open class NSMergePolicy: NSObject, @unchecked Sendable {
@@ -82,14 +81,37 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Resolves uniqueness-constraint conflicts. Every type throws
-    /// `NSManagedObjectConstraintMergeError` (133021) with the list under
-    /// `NSPersistentStoreSaveConflictsErrorKey`: differs from Apple, whose property policies
-    /// merge the conflicting objects (saves here do not detect constraint conflicts yet).
+    /// Resolves uniqueness-constraint conflicts (objects that would share the values of a
+    /// constraint, with each other or with a stored row) as ``mergeType`` says.
+    ///
+    /// - error: throws `NSManagedObjectConstraintMergeError` (133021) with the list under
+    ///   `NSPersistentStoreSaveConflictsErrorKey`;
+    /// - object trump and overwrite: the stored object (or, with none, the first conflicting
+    ///   object) survives and takes the others' values (changed ones for object trump, all for
+    ///   overwrite), so the stored row is updated in place;
+    /// - store trump and rollback: the survivor keeps its values.
+    ///
+    /// In every case the survivor takes the others' relationships and the others are deleted,
+    /// so one save ends with one object per set of values.
     open func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
-        throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectConstraintMergeError, userInfo: [
-            NSLocalizedDescriptionKey: "Could not merge changes: \(list.count) uniqueness constraint conflict(s) (\(list.map { $0.constraint.joined(separator: ", ") }.joined(separator: "; "))).",
-            NSPersistentStoreSaveConflictsErrorKey: list,
+        if mergeType == .errorMergePolicyType { throw Self.constraintError(list) }
+        for conflict in list {
+            let context = conflict.databaseObject?.managedObjectContext
+                ?? conflict.conflictingObjects.lazy.compactMap(\.managedObjectContext).first
+            context?.resolveConstraintConflict(conflict, as: mergeType)
+        }
+    }
+
+    /// `NSManagedObjectConstraintMergeError` (133021) for `conflicts`.
+    static func constraintError(_ conflicts: [NSConstraintConflict]) -> NSError {
+        let described = conflicts.map { conflict in
+            let values = conflict.constraint.map { "\($0) = \(conflict.constraintValues[$0].map { "\($0)" } ?? "nil")" }
+            let entity = (conflict.databaseObject ?? conflict.conflictingObjects.first)?.entity.name ?? "?"
+            return "\(entity) (\(values.joined(separator: ", ")))" + (conflict.databaseObject != nil ? " already stored" : "")
+        }
+        return NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectConstraintMergeError, userInfo: [
+            NSLocalizedDescriptionKey: "Could not merge changes: \(conflicts.count) uniqueness constraint conflict(s): \(described.joined(separator: "; ")).",
+            NSPersistentStoreSaveConflictsErrorKey: conflicts,
         ])
     }
 

@@ -9,7 +9,10 @@ extension NSManagedObjectContext {
     /// coordinator, which checks every store before writing any → committed snapshots updated →
     /// `didSave()` → `NSManagedObjectContextDidSave`.
     ///
-    /// Conflicts (objects changed or deleted in the store since the context read them) go to
+    /// Uniqueness-constraint conflicts (objects that would share a constraint's values with each
+    /// other or with a stored row) are found before validation and go to the merge policy as
+    /// ``NSConstraintConflict``s: the error policy fails with `NSManagedObjectConstraintMergeError`
+    /// (133021). Conflicts (objects changed or deleted in the store since the context read them) go to
     /// ``mergePolicy``: the default error policy fails the save with `NSManagedObjectMergeError`
     /// (133020) and one ``NSMergeConflict`` per object under
     /// `NSPersistentStoreSaveConflictsErrorKey`; other policies resolve them and the save goes on.
@@ -29,6 +32,7 @@ extension NSManagedObjectContext {
         processPendingChanges()
         for object in insertedList.objects + updatedList.objects + deletedList.objects { object.willSave() }
         processPendingChanges()
+        try resolveConstraintConflicts()
         try validateChanges()
         guard let backing else {
             throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreSaveError, userInfo: [

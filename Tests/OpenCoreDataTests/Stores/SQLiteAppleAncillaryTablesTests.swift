@@ -195,9 +195,9 @@ import Testing
     }
 
     /// Apple's unique indexes (`Z_Person_UNIQUE_firstName_lastName`) hold for our saves: a save
-    /// that breaks one fails whole — nothing of it is written — with an error naming the index's
-    /// columns. Differs from Apple, which reports `NSManagedObjectConstraintMergeError` (133021)
-    /// with `NSConstraintConflict`s; we report `NSPersistentStoreSaveError` (134030).
+    /// that breaks one fails whole — nothing of it is written — with
+    /// `NSManagedObjectConstraintMergeError` (133021) and an `NSConstraintConflict` naming the
+    /// stored row, as Apple's.
     @Test func applesUniqueIndexesHoldForOurSaves() throws {
         let (directory, url) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -217,8 +217,12 @@ import Testing
             person.setValue(Date(timeIntervalSinceReferenceDate: 0), forKey: "updatedAt")
         }
         let error = #expect(throws: NSError.self) { try context.save() }
-        #expect(error?.code == NSPersistentStoreSaveError)
-        #expect(error?.localizedDescription.contains("ZFIRSTNAME") == true, "\(error?.localizedDescription ?? "")")
+        #expect(error?.code == NSManagedObjectConstraintMergeError)
+        let conflicts = error?.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict]
+        #expect(conflicts?.count == 1)
+        #expect(conflicts?.first?.databaseObject != nil)
+        #expect(Set(conflicts?.first?.constraint ?? []) == ["firstName", "lastName"])
+        #expect(error?.localizedDescription.contains("Coster") == true, "\(error?.localizedDescription ?? "")")
         try coordinator.remove(store)
         let queue = try DatabaseQueue(path: url.path)
         defer { try? queue.close() }

@@ -60,6 +60,12 @@ extension SQLiteStore {
             if let written { metadataWritten(written) }
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            // A row another coordinator wrote since the context checked its constraints.
+            throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectConstraintMergeError, userInfo: [
+                NSLocalizedDescriptionKey: "The \(PersistentStoreErrors.name(of: self)) refused the save: a uniqueness constraint is violated (\(error.message ?? "\(error)")).",
+                NSAffectedStoresErrorKey: [self], NSUnderlyingErrorKey: error,
+            ])
         } catch {
             throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
                 "The \(PersistentStoreErrors.name(of: self)) could not save: \(error).", stores: [self], url: url, underlying: error)
