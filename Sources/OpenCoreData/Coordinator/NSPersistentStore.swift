@@ -214,6 +214,31 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         throw unsupported("saving")
     }
 
+    /// Writes new objects of `entity` from `rows` (attribute values by name, already checked
+    /// and converted to the attributes' types) in one transaction; a row whose values of a
+    /// uniqueness constraint match a stored row, or an earlier row, updates it instead.
+    ///
+    /// The default works through the store protocol (a constraint fetch, ``newObjectIDs(for:count:)``
+    /// and one ``save(_:)``), so atomic stores change in memory and write their file once; the
+    /// SQLite store overrides it with one prepared statement.
+    open func executeBatchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, returningIDs: Bool) throws -> StoreBatchOutcome {
+        try batchInsertThroughSave(rows, of: entity, returningIDs: returningIDs)
+    }
+
+    /// Sets attributes on the objects an update matches, in one transaction, raising each
+    /// object's version. The default fetches the objects' snapshots and saves them changed.
+    open func executeBatchUpdate(_ update: StoreBatchUpdate, returningIDs: Bool) throws -> StoreBatchOutcome {
+        try batchUpdateThroughSave(update, returningIDs: returningIDs)
+    }
+
+    /// Deletes the objects with `objectIDs` (all of this store) and applies the batch delete
+    /// rules (``NSBatchDeleteRequest``) in one transaction; the outcome counts (and names)
+    /// every deleted object, cascades included. The default plans the deletion over snapshots
+    /// and saves it.
+    open func executeBatchDelete(_ objectIDs: [NSManagedObjectID], returningIDs: Bool) throws -> StoreBatchOutcome {
+        try batchDeleteThroughSave(objectIDs, returningIDs: returningIDs)
+    }
+
     /// A reader of the store's data as it is now and will stay for a query generation, or `nil`
     /// when the store can't pin one: contexts then read it unpinned, as Apple documents for
     /// stores that are not SQLite in WAL mode (`QueryGeneration.swift`). Only the SQLite store
