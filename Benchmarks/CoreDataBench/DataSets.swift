@@ -16,6 +16,8 @@ struct Sizes: Codable {
     var w7Transactions = 5_000
     var w7Threads = 2
     var w7ItemsPerTransaction = 10
+    /// W9: rows of one batch insert.
+    var w9Rows = 1_000_000
 
     init(scale: Double) {
         func scaled(_ value: Int) -> Int { max(1, Int((Double(value) * scale).rounded())) }
@@ -26,6 +28,7 @@ struct Sizes: Codable {
         w5Rows = scaled(w5Rows)
         w6Updates = min(w2Rows, scaled(w6Updates))
         w7Transactions = scaled(w7Transactions)
+        w9Rows = scaled(w9Rows)
     }
 
     /// W7's store: every transaction of every thread has items of its own.

@@ -38,6 +38,30 @@ enum OpenCoreDataWorkloads {
         }
     }
 
+    /// W9: W1's rows written by one `NSBatchInsertRequest`. The row dictionaries are the
+    /// request's input, built before the clock starts (raw SQLite's values need no building).
+    static func w9BatchInsert(_ url: URL, model: NSManagedObjectModel, count: Int, _ watch: inout Stopwatch) throws {
+        let context = try open(url, model: model)
+        let keys = BenchModel.itemKeys
+        let total = Int64(count)
+        let rows: [[String: Any]] = (1...total).map { pk in
+            var row: [String: Any] = [:]
+            for k in 0..<10 { row[keys[k]] = BenchValues.item(pk, k, count: total) }
+            return row
+        }
+        watch.start()
+        try w9BatchInsertTimed(context, rows: rows)
+        watch.stop()
+    }
+
+    /// W9's timed part, not inlined (see ``w1InsertTimed(_:count:)``).
+    @inline(never) static func w9BatchInsertTimed(_ context: NSManagedObjectContext, rows: [[String: Any]]) throws {
+        let request = NSBatchInsertRequest(entityName: "Item", objects: rows)
+        request.resultType = .count
+        let result = try context.performAndWait { try context.execute(request) as? NSBatchInsertResult }
+        guard result?.result as? Int == rows.count else { throw BenchError("W9 inserted \(String(describing: result?.result)) rows") }
+    }
+
     static func w2FetchAll(_ url: URL, model: NSManagedObjectModel, _ watch: inout Stopwatch) throws -> Int64 {
         let context = try open(url, model: model)
         watch.start()

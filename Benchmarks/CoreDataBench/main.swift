@@ -1,7 +1,7 @@
 import Foundation
 import OpenCoreData
 
-// coredata-bench: issues 6 and 13's workloads W1–W8, each through raw SQLite (the limit), GRDB
+// coredata-bench: issues 6, 13 and 15's workloads W1–W9, each through raw SQLite (the limit), GRDB
 // records (the peer) and OpenCoreData, in one process (W5 in child processes, to read each
 // engine's peak RSS on its own). W8 (typed subclasses through NSPersistentContainer) is measured
 // against W1 and W2's OpenCoreData times of the same run, so `--only W8` runs W1 and W2 too.
@@ -203,6 +203,21 @@ func runBenchmarks(_ options: Options) throws {
             w.goalMet = ours < grdb
         }
         w1 = w
+        workloads.append(w)
+    }
+
+    if wanted("W9") {
+        var w = measure("W9", "batch insert \(sizes.w9Rows) × 10 Int64", goal: "≤ 1.5× raw", options: options, sets: sets) { engine, run, watch, _ in
+            let url = try sets.newStore("w9-\(engine.rawValue)-\(run).sqlite")
+            defer { DataSets.remove(url) }
+            switch engine {
+            case .raw: try RawWorkloads.w1Insert(url, count: sizes.w9Rows, &watch)
+            case .grdb: try GRDBWorkloads.w1Insert(url, count: sizes.w9Rows, &watch)
+            case .openCoreData: try OpenCoreDataWorkloads.w9BatchInsert(url, model: model, count: sizes.w9Rows, &watch)
+            }
+            return try itemChecksum(url)
+        }
+        ratioGoal(&w, 1.5)
         workloads.append(w)
     }
 

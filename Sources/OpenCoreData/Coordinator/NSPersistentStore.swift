@@ -214,9 +214,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         throw unsupported("saving")
     }
 
-    /// Writes new objects of `entity` from `rows` (attribute values by name, already checked
-    /// and converted to the attributes' types) in one transaction; a row whose values of a
-    /// uniqueness constraint match a stored row, or an earlier row, updates it instead.
+    /// Writes new objects of `entity` from `rows` (attribute values by name, as the request gave
+    /// them: stores check and convert them with `BatchInsertColumns`, failing the whole batch on
+    /// a bad row) in one transaction; a row whose values of a uniqueness constraint match a
+    /// stored row, or an earlier row, updates it instead.
     ///
     /// The default works through the store protocol (a constraint fetch, ``newObjectIDs(for:count:)``
     /// and one ``save(_:)``), so atomic stores change in memory and write their file once; the

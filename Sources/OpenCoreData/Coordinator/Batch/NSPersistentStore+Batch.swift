@@ -28,8 +28,9 @@ public struct StoreBatchUpdate: @unchecked Sendable {
 /// batch is as atomic as the store's saves (and an atomic store writes its file once).
 extension NSPersistentStore {
     func batchInsertThroughSave(_ rows: [[String: Any]], of entity: NSEntityDescription, returningIDs: Bool) throws -> StoreBatchOutcome {
+        let columns = BatchInsertColumns(entity: entity)
         var plan = BatchInsertPlan(entity: entity)
-        try plan.add(rows, fetch: executeFetch)
+        try plan.add(rows.enumerated().map { try columns.converted($1, row: $0) }, fetch: executeFetch)
         let ids = try newObjectIDs(for: entity, count: plan.inserted.count)
         var changes = StoreSaveChanges()
         changes.inserted = zip(ids, plan.inserted).map { ObjectSnapshot(objectID: $0, values: $1) }
@@ -105,6 +106,57 @@ enum BatchValues {
         ]
         if let value { info[NSValidationValueErrorKey] = value }
         return NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError, userInfo: info)
+    }
+}
+
+/// The attributes a batch insert writes for one entity, and the rules its rows follow: keys
+/// name stored attributes (not relationships), values are converted to the attributes' types,
+/// and attributes a row leaves out take their default values.
+struct BatchInsertColumns {
+    /// The entity's stored attributes, by name.
+    let attributes: [NSAttributeDescription]
+    /// The position of each attribute in ``attributes``, by name.
+    let positions: [String: Int]
+    /// The default value of each attribute, converted.
+    let defaults: [Any?]
+    /// The Swift type each attribute keeps, when values of that exact type need no conversion.
+    let exactTypes: [ObjectIdentifier?]
+    private let entity: NSEntityDescription
+
+    init(entity: NSEntityDescription) {
+        self.entity = entity
+        attributes = entity.attributesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+        positions = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+        defaults = attributes.map { attribute in attribute.defaultValue.flatMap { try? BatchValues.converted($0, for: attribute, row: nil) } }
+        exactTypes = attributes.map { PropertyValueCoercion.exactType(of: $0.attributeType) }
+    }
+
+    /// The value of attribute `position` in a row that gave `given` (nil when the row left it
+    /// out: the default), converted.
+    @inline(__always)
+    func value(_ given: Any?, at position: Int, row: Int) throws -> Any? {
+        guard let given else { return defaults[position] }
+        if let exact = exactTypes[position], ObjectIdentifier(type(of: given)) == exact { return given }
+        return try BatchValues.converted(given, for: attributes[position], row: row)
+    }
+
+    /// A row with every value converted and defaults filled in.
+    func converted(_ row: [String: Any], row index: Int) throws -> [String: Any] {
+        var result: [String: Any] = [:]
+        result.reserveCapacity(attributes.count)
+        for (position, attribute) in attributes.enumerated() {
+            if let value = try value(row[attribute.name], at: position, row: index) { result[attribute.name] = value }
+        }
+        if row.count > result.count || row.keys.contains(where: { positions[$0] == nil }) { throw unknownKey(in: row, row: index) }
+        return result
+    }
+
+    /// The error for a row with a key that is no stored attribute (`nil` if it has none).
+    func unknownKey(in row: [String: Any], row index: Int) -> NSError {
+        let key = row.keys.sorted().first { positions[$0] == nil } ?? "?"
+        let what = entity.relationshipsByName[key] != nil ? "a relationship, which batch inserts can't set"
+            : "not a stored attribute of \(entity.name ?? "?")"
+        return BatchValues.error("'\(key)' is \(what).", key: key, value: row[key], row: index)
     }
 }
 

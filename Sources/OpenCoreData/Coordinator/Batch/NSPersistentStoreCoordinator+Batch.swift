@@ -119,44 +119,29 @@ extension NSPersistentStoreCoordinator {
         return stores
     }
 
-    /// The rows of a batch insert: its objects, or what its handlers produce, with every value
-    /// checked and converted to its attribute's type and defaults for the attributes a row leaves out.
+    /// The rows of a batch insert as given: its objects, or what its handlers produce (the
+    /// store converts them, ``BatchInsertColumns``).
     static func rows(of request: NSBatchInsertRequest, entity: NSEntityDescription) throws -> [[String: Any]] {
-        let attributes = entity.attributesByName.values.filter { !$0.isTransient }
-        let defaults = attributes.compactMap { attribute in attribute.defaultValue.map { (attribute.name, $0) } }
-        func row(_ given: [String: Any], index: Int) throws -> [String: Any] {
-            var row: [String: Any] = [:]
-            row.reserveCapacity(attributes.count)
-            for (name, value) in defaults { row[name] = value }
-            for (key, value) in given {
-                guard let attribute = entity.attributesByName[key], !attribute.isTransient else {
-                    let what = entity.relationshipsByName[key] != nil ? "a relationship, which batch inserts can't set"
-                        : "not a stored attribute of \(entity.name ?? "?")"
-                    throw BatchValues.error("'\(key)' is \(what).", key: key, value: value, row: index)
-                }
-                row[key] = try BatchValues.converted(value, for: attribute, row: index)
-            }
-            return row
-        }
         if let objects = request.objectsToInsert, request.dictionaryHandler == nil, request.managedObjectHandler == nil {
-            return try objects.enumerated().map { try row($1, index: $0) }
+            return objects
         }
         var rows: [[String: Any]] = []
         if let handler = request.dictionaryHandler {
             while true {
                 let dictionary = NSMutableDictionary()
                 if handler(dictionary) { break }
-                var given: [String: Any] = [:]
-                for (key, value) in dictionary { given["\(key)"] = value }
-                rows.append(try row(given, index: rows.count))
+                var row: [String: Any] = [:]
+                for (key, value) in dictionary { row["\(key)"] = value }
+                rows.append(row)
             }
         } else if let handler = request.managedObjectHandler {
+            let attributes = entity.attributesByName.values.filter { !$0.isTransient }
             while true {
                 let object = NSManagedObject(entity: entity, insertInto: nil)
                 if handler(object) { break }
-                var given: [String: Any] = [:]
-                for attribute in attributes { if let value = object.value(forKey: attribute.name) { given[attribute.name] = value } }
-                rows.append(try row(given, index: rows.count))
+                var row: [String: Any] = [:]
+                for attribute in attributes { if let value = object.value(forKey: attribute.name) { row[attribute.name] = value } }
+                rows.append(row)
             }
         }
         return rows

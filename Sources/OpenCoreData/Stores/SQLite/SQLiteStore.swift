@@ -404,6 +404,15 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         try allocateObjectIDs(for: entity, count: count)
     }
 
+    /// One prepared `INSERT` run per row in one transaction, for entities without uniqueness
+    /// constraints (those upsert through the default, which looks the stored rows up first).
+    open override func executeBatchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, returningIDs: Bool) throws -> StoreBatchOutcome {
+        guard UniquenessConstraint.all(of: entity).isEmpty else {
+            return try super.executeBatchInsert(rows, of: entity, returningIDs: returningIDs)
+        }
+        return try insertRows(rows, of: entity, returningIDs: returningIDs)
+    }
+
     /// Read-only, IDs and `Z_OPT` conflicts (`NSManagedObjectMergeError`, 133020).
     open override func checkSave(_ changes: StoreSaveChanges) throws {
         do {
