@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions executed by coredata-bench's W1 (insert) and W2 (fetch) through raw SQLite and
+# Instructions executed by coredata-bench's W1 (insert), W2 (fetch) and W9 (batch insert) through raw SQLite and
 # through OpenCoreData, counted by valgrind's callgrind: a measure that does not depend on the
 # machine's load, for comparing commits. E.g. `scripts/bench-callgrind.sh` (scale 0.1: W1 inserts
 # 5,000 items, W2 reads 20,000) or `SCALE=0.02 scripts/bench-callgrind.sh`.
@@ -16,6 +16,7 @@
 #
 # Prints: workload, raw Ir, OpenCoreData Ir, ratio. The callgrind files stay in the folder it
 # names (for `callgrind_annotate`). Time: about 2 minutes after the build at scale 0.1.
+# `ONLY=W9` (or `W1,W2`) counts only those workloads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scale="${SCALE:-0.1}"
@@ -61,9 +62,11 @@ instructions() {
 }
 
 printf '%-9s %16s %16s %8s\n' workload "raw Ir" "OpenCoreData Ir" ratio
-for row in "W1 w1InsertTimed" "W2 w2FetchAllTimed"; do
-    read -r workload function <<<"$row"
-    raw=$(instructions "$workload" raw RawWorkloads "$function") || exit 1
+# Raw SQLite's W9 is W1's insert at W9's size.
+for row in "W1 w1InsertTimed w1InsertTimed" "W2 w2FetchAllTimed w2FetchAllTimed" "W9 w1InsertTimed w9BatchInsertTimed"; do
+    read -r workload rawFunction function <<<"$row"
+    [[ -z "${ONLY:-}" || ",$ONLY," == *",$workload,"* ]] || continue
+    raw=$(instructions "$workload" raw RawWorkloads "$rawFunction") || exit 1
     ours=$(instructions "$workload" OpenCoreData OpenCoreDataWorkloads "$function") || exit 1
     awk -v w="$workload" -v r="$raw" -v o="$ours" 'BEGIN { printf "%-9s %16d %16d %7.1fx\n", w, r, o, o / r }'
 done
