@@ -32,7 +32,7 @@ struct BatchRequestTests {
         let s = try CatalogScenario(storeType: storeType)
         let created = Date(timeIntervalSinceReferenceDate: 1_000)
         let insert = NSBatchInsertRequest(entityName: "Post", objects: [
-            ["title": "One", "views": 1, "score": 1.5, "published": true, "created": created],
+            ["title": "One", "views": 1, "score": 1.5, "published": true, "created": created, "longDescriptionText": "long"],
             ["title": "Two", "views": Int64(2)],
             ["title": "Three", "views": NSNumber(value: 3)],
         ])
@@ -43,6 +43,7 @@ struct BatchRequestTests {
         let one = try #require(try s.storedObject("Post", "title == 'One'"))
         #expect(one["views"] as? Int64 == 1 && one["score"] as? Double == 1.5 && one["published"] as? Bool == true)
         #expect(one["created"] as? Date == created)
+        #expect(one["longDescriptionText"] as? String == "long")
         #expect(try s.stored("Post", "views") == ["1", "2", "3"], "integers of any Swift type are stored as Int64")
 
         let counted = NSBatchInsertRequest(entityName: "Post", objects: [["title": "Four"]])

@@ -6,7 +6,8 @@ import Testing
 /// context on it: the ground for constraint and batch-request tests.
 ///
 /// - `Tag` (`name` unique, `note`, `uses`) ↔ many-to-many `posts` of `Post`;
-/// - `Post` (`title`, `views`, `score`, `published`, `created`);
+/// - `Post` (`title`, `views`, `score`, `published`, `created`, `longDescriptionText`: a name too
+///   long for a small string);
 /// - `Person` (`email` + `company` unique together, `nick`), with the subentity `Staff` (`level`);
 /// - `Author` (`name`) with `books` (cascade) ↔ `Book.author` (nullify); `Publisher` (`name`) with
 ///   `books` (nullify) ↔ `Book.publisher`; `Book` (`title`, `pages`).
@@ -100,7 +101,8 @@ final class CatalogScenario {
         tag.uniquenessConstraints = [["name"]]
         let post = entity("Post", [attribute("title", .stringAttributeType), attribute("views", .integer64AttributeType),
                                    attribute("score", .doubleAttributeType), attribute("published", .booleanAttributeType),
-                                   attribute("created", .dateAttributeType)])
+                                   attribute("created", .dateAttributeType),
+                                   attribute("longDescriptionText", .stringAttributeType)])
         link(tag, "posts", toMany: true, post, "tags", toMany: true)
 
         let person = entity("Person", [attribute("email", .stringAttributeType), attribute("company", .stringAttributeType),

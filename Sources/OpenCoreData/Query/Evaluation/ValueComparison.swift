@@ -46,8 +46,16 @@ enum ValueComparison {
     @inline(__always)
     static func exact<T>(_ value: Any, as type: T.Type) -> T? {
         guard MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.size, MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment,
-              _isBitwiseTakable(T.self), Swift.type(of: value) == type else { return nil }
-        return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: T.self) }
+              _isBitwiseTakable(T.self) else { return nil }
+        // An `Any` is three words of inline value followed by its type's metadata: comparing that
+        // word costs no dynamic-type lookup. (A value boxed in a further existential doesn't
+        // match, and its caller takes the general path.)
+        let metadata = unsafeBitCast(type as Any.Type, to: UnsafeRawPointer.self)
+        return withUnsafePointer(to: value) { pointer in
+            let raw = UnsafeRawPointer(pointer)
+            guard raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self) == metadata else { return nil }
+            return raw.load(as: T.self)
+        }
     }
 
     /// Whether `value` is nil or `NSNull`.

@@ -65,6 +65,9 @@ struct BatchInsertBinding {
     let columns: [SQLAttributeColumn]
     /// The slot of each field, by attribute name.
     let slots: [String: Int]
+    /// The slot of each field by the raw bits of its name (see ``slot(of:)``): open addressing,
+    /// a power-of-two size, -1 where empty.
+    private let bitsTable: [(UInt64, UInt64, Int)]
     /// The column value of each field's default, for rows that leave it out.
     let defaults: [DatabaseValue]
     let rules: BatchInsertColumns
@@ -90,6 +93,16 @@ struct BatchInsertBinding {
         self.rules = rules
         names = fields.map(\.name)
         slots = Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.name, $0) })
+        var table = Array(repeating: (UInt64(0), UInt64(0), -1), count: max(16, 1 << (Int.bitWidth - (fields.count * 4).leadingZeroBitCount)))
+        if MemoryLayout<String>.size == 16 {
+            for (slot, name) in names.enumerated() {
+                let bits = unsafeBitCast(name, to: (UInt64, UInt64).self)
+                var index = Self.probe(bits, count: table.count)
+                while table[index].2 >= 0 { index = (index + 1) & (table.count - 1) }
+                table[index] = (bits.0, bits.1, slot)
+            }
+        }
+        bitsTable = table
         defaults = zip(positions, columns).map { position, column in
             (try? SQLiteValueCoding.databaseValue(rules.defaults[position], column: column)) ?? .null
         }
@@ -97,12 +110,36 @@ struct BatchInsertBinding {
 
     func makeBinder() -> Binder { Binder(plan: self) }
 
-    /// Binds rows one after the other. Rows built alike (the usual case) list their keys in
-    /// the same order, so each key's slot is found by one string comparison with the previous
-    /// row's key at that place, and only a different key costs a hash lookup.
+    /// The slot of the field named `key`, nil when there is none.
+    ///
+    /// A key with the same bits as a field's name is that name (a small string's bits are its
+    /// UTF-8 bytes; a large one's include its storage), so most keys cost a multiply and a
+    /// comparison of two words instead of hashing the string; other keys go through ``slots``.
+    @inline(__always)
+    func slot(of key: String) -> Int? {
+        if MemoryLayout<String>.size == 16 {
+            let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+            var index = Self.probe(bits, count: bitsTable.count)
+            while true {
+                let entry = bitsTable[index]
+                if entry.2 < 0 { break }
+                if entry.0 == bits.0, entry.1 == bits.1 { return entry.2 }
+                index = (index + 1) & (bitsTable.count - 1)
+            }
+        }
+        return slots[key]
+    }
+
+    @inline(__always)
+    private static func probe(_ bits: (UInt64, UInt64), count: Int) -> Int {
+        let mixed = (bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: mixed >> 32) & (count - 1)
+    }
+
+    /// Binds rows one after the other, each by walking its keys (``slot(of:)``), then binding
+    /// the defaults of the fields the row left out.
     struct Binder {
         let plan: BatchInsertBinding
-        private var order: [Int] = []
         private var stamps: [Int]
 
         init(plan: BatchInsertBinding) {
@@ -111,17 +148,8 @@ struct BatchInsertBinding {
         }
 
         mutating func bind(_ row: [String: Any], index: Int, to statement: Statement) throws {
-            var place = 0
             for (key, value) in row {
-                let slot: Int
-                if place < order.count, plan.names[order[place]] == key {
-                    slot = order[place]
-                } else {
-                    guard let found = plan.slots[key] else { throw plan.rules.unknownKey(in: row, row: index) }
-                    slot = found
-                    if place < order.count { order[place] = found } else { order.append(found) }
-                }
-                place += 1
+                guard let slot = plan.slot(of: key) else { throw plan.rules.unknownKey(in: row, row: index) }
                 stamps[slot] = index
                 let parameter = CInt(slot + 4)
                 switch plan.kinds[slot] {
