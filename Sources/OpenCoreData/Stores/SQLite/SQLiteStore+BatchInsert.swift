@@ -24,16 +24,7 @@ extension SQLiteStore {
                 first = try (SQLiteStoreCatalog.integer(stored ?? .null, table: SQLiteSchema.primaryKeyTable, column: "Z_MAX",
                                                         row: "Z_ENT \(mapping.rootNumber)") ?? 0) + 1
                 let statement = try db.makeStatement(sql: sql)
-                var binder = plan.makeBinder()
-                for (index, row) in rows.enumerated() {
-                    sqlite3_reset(statement.sqliteStatement)
-                    statement.bindValue((first + Int64(index)).databaseValue, at: 1)
-                    statement.bindValue(mapping.number.databaseValue, at: 2)
-                    statement.bindValue(Int64(1).databaseValue, at: 3)
-                    try binder.bind(row, index: index, to: statement)
-                    _ = try statement.stepRow(db)
-                }
-                sqlite3_reset(statement.sqliteStatement)
+                try plan.insert(rows, first: first, number: mapping.number, statement: statement, db: db)
                 try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?",
                                arguments: [first - 1 + Int64(rows.count), mapping.rootNumber])
                 written = try writeCurrentMetadata(db)
@@ -108,7 +99,54 @@ struct BatchInsertBinding {
         }
     }
 
-    func makeBinder() -> Binder { Binder(plan: self) }
+    /// Binds each row to `statement` and runs it: the row's keys are walked (``slot(of:in:)``),
+    /// then the fields it left out get their defaults. Row `index` gets primary key
+    /// `first + index` and entity `number`.
+    func insert(_ rows: [[String: Any]], first: Int64, number: Int64, statement: Statement, db: Database) throws {
+        let handle = statement.sqliteStatement
+        var stamps = Array(repeating: -1, count: fields.count)
+        try bitsTable.withUnsafeBufferPointer { table in
+            try kinds.withUnsafeBufferPointer { kinds in
+                for (index, row) in rows.enumerated() {
+                    sqlite3_reset(handle)
+                    sqlite3_bind_int64(handle, 1, first + Int64(index))
+                    sqlite3_bind_int64(handle, 2, number)
+                    sqlite3_bind_int64(handle, 3, 1)
+                    for (key, value) in row {
+                        guard let slot = slot(of: key, in: table) else { throw rules.unknownKey(in: row, row: index) }
+                        stamps[slot] = index
+                        let parameter = CInt(slot + 4)
+                        switch kinds[slot] {
+                        case .int64:
+                            if let int = ValueComparison.exact(value, as: Int64.self) {
+                                sqlite3_bind_int64(handle, parameter, int)
+                                continue
+                            }
+                        case .double:
+                            if let double = ValueComparison.exact(value, as: Double.self) {
+                                sqlite3_bind_double(handle, parameter, double)
+                                continue
+                            }
+                        case .string:
+                            if let string = ValueComparison.exact(value, as: String.self) {
+                                statement.bindValue(string.databaseValue, at: parameter)
+                                continue
+                            }
+                        case .other:
+                            break
+                        }
+                        let converted = try rules.value(value, at: positions[slot], row: index)
+                        statement.bindValue(try SQLiteValueCoding.databaseValue(converted, column: columns[slot]), at: parameter)
+                    }
+                    for slot in stamps.indices where stamps[slot] != index {
+                        statement.bindValue(defaults[slot], at: CInt(slot + 4))
+                    }
+                    _ = try statement.stepRow(db)
+                }
+            }
+        }
+        sqlite3_reset(handle)
+    }
 
     /// The slot of the field named `key`, nil when there is none.
     ///
@@ -116,15 +154,15 @@ struct BatchInsertBinding {
     /// UTF-8 bytes; a large one's include its storage), so most keys cost a multiply and a
     /// comparison of two words instead of hashing the string; other keys go through ``slots``.
     @inline(__always)
-    func slot(of key: String) -> Int? {
+    private func slot(of key: String, in table: UnsafeBufferPointer<(UInt64, UInt64, Int)>) -> Int? {
         if MemoryLayout<String>.size == 16 {
             let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
-            var index = Self.probe(bits, count: bitsTable.count)
+            var index = Self.probe(bits, count: table.count)
             while true {
-                let entry = bitsTable[index]
+                let entry = table[index]
                 if entry.2 < 0 { break }
                 if entry.0 == bits.0, entry.1 == bits.1 { return entry.2 }
-                index = (index + 1) & (bitsTable.count - 1)
+                index = (index + 1) & (table.count - 1)
             }
         }
         return slots[key]
@@ -134,49 +172,5 @@ struct BatchInsertBinding {
     private static func probe(_ bits: (UInt64, UInt64), count: Int) -> Int {
         let mixed = (bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
         return Int(truncatingIfNeeded: mixed >> 32) & (count - 1)
-    }
-
-    /// Binds rows one after the other, each by walking its keys (``slot(of:)``), then binding
-    /// the defaults of the fields the row left out.
-    struct Binder {
-        let plan: BatchInsertBinding
-        private var stamps: [Int]
-
-        init(plan: BatchInsertBinding) {
-            self.plan = plan
-            stamps = Array(repeating: -1, count: plan.fields.count)
-        }
-
-        mutating func bind(_ row: [String: Any], index: Int, to statement: Statement) throws {
-            for (key, value) in row {
-                guard let slot = plan.slot(of: key) else { throw plan.rules.unknownKey(in: row, row: index) }
-                stamps[slot] = index
-                let parameter = CInt(slot + 4)
-                switch plan.kinds[slot] {
-                case .int64:
-                    if let int = ValueComparison.exact(value, as: Int64.self) {
-                        sqlite3_bind_int64(statement.sqliteStatement, parameter, int)
-                        continue
-                    }
-                case .double:
-                    if let double = ValueComparison.exact(value, as: Double.self) {
-                        sqlite3_bind_double(statement.sqliteStatement, parameter, double)
-                        continue
-                    }
-                case .string:
-                    if let string = ValueComparison.exact(value, as: String.self) {
-                        statement.bindValue(string.databaseValue, at: parameter)
-                        continue
-                    }
-                case .other:
-                    break
-                }
-                let converted = try plan.rules.value(value, at: plan.positions[slot], row: index)
-                statement.bindValue(try SQLiteValueCoding.databaseValue(converted, column: plan.columns[slot]), at: parameter)
-            }
-            for slot in stamps.indices where stamps[slot] != index {
-                statement.bindValue(plan.defaults[slot], at: CInt(slot + 4))
-            }
-        }
     }
 }
