@@ -9,7 +9,8 @@ extension NSManagedObjectContext {
     /// coordinator, which checks every store before writing any → committed snapshots updated →
     /// `didSave()` → `NSManagedObjectContextDidSave`.
     ///
-    /// Uniqueness-constraint conflicts (objects that would share a constraint's values with each
+    /// Derived attributes the changes affect are computed first
+    /// (`NSManagedObjectContext+DerivedAttributes.swift`). Uniqueness-constraint conflicts (objects that would share a constraint's values with each
     /// other or with a stored row) are found before validation and go to the merge policy as
     /// ``NSConstraintConflict``s: the error policy fails with `NSManagedObjectConstraintMergeError`
     /// (133021). Conflicts (objects changed or deleted in the store since the context read them) go to
@@ -32,6 +33,7 @@ extension NSManagedObjectContext {
         processPendingChanges()
         for object in insertedList.objects + updatedList.objects + deletedList.objects { object.willSave() }
         processPendingChanges()
+        try updateDerivedAttributes()
         try resolveConstraintConflicts()
         try validateChanges()
         guard let backing else {

@@ -31,7 +31,7 @@ enum BuiltinFunctionName {
         "raise:toPower:": 2, "bitwiseAnd:with:": 2, "bitwiseOr:with:": 2, "bitwiseXor:with:": 2,
         "leftshift:by:": 2, "rightshift:by:": 2,
         "sqrt:": 1, "log:": 1, "ln:": 1, "exp:": 1, "floor:": 1, "ceiling:": 1, "abs:": 1, "trunc:": 1,
-        "onesComplement:": 1, "uppercase:": 1, "lowercase:": 1, "noindex:": 1,
+        "onesComplement:": 1, "uppercase:": 1, "lowercase:": 1, "canonical:": 1, "noindex:": 1,
         "random": 0, "now": 0, "distanceToLocation:fromLocation:": 2,
         "objectFrom:withIndex:": 2, "castObject:toType:": 2,
     ]
@@ -187,6 +187,10 @@ struct BuiltinFunctions {
         case "uppercase:", "lowercase:":
             guard let s = try Self.string(name, 0, args[0]) else { return nil }
             return name == "uppercase:" ? s.uppercased() : s.lowercased()
+        case "canonical:":
+            // Core Data's derived-attribute normalization: case and diacritics folded.
+            guard let s = try Self.string(name, 0, args[0]) else { return nil }
+            return s.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
         case "noindex:":
             return args[0]
         case "distanceToLocation:fromLocation:":

@@ -13,7 +13,7 @@ enum BuiltInFunctions {
         "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:",
         "sqrt:", "log:", "ln:", "raise:toPower:", "exp:", "floor:", "ceiling:", "abs:", "trunc:",
         // Strings.
-        "uppercase:", "lowercase:",
+        "uppercase:", "lowercase:", "canonical:",
         // Random numbers and time.
         "random", "random:", "now",
         // Bits.
