@@ -74,6 +74,10 @@ extension NSPersistentStore {
     }
 }
 
+/// The error key under which a batch request's error gives the index of the row at fault (an
+/// `Int`). Not in Apple's API, whose batch inserts don't check rows.
+public let NSBatchRowErrorKey = "NSBatchRowIndex"
+
 /// The values a batch writes: a request's values checked and converted to their attributes'
 /// types, with errors that name the row and key.
 enum BatchValues {
@@ -105,6 +109,7 @@ enum BatchValues {
             NSValidationKeyErrorKey: key,
         ]
         if let value { info[NSValidationValueErrorKey] = value }
+        if let row { info[NSBatchRowErrorKey] = row }
         return NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectValidationError, userInfo: info)
     }
 }
