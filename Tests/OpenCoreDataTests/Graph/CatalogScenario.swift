@@ -124,17 +124,11 @@ final class CatalogScenario {
     }
 
     private static func entity(_ name: String, _ properties: [NSPropertyDescription]) -> NSEntityDescription {
-        let entity = NSEntityDescription()
-        entity.name = name
-        entity.properties = properties
-        return entity
+        CompanyModel.entity(name, properties)
     }
 
     private static func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        return attribute
+        CompanyModel.attribute(name, type)
     }
 
     @discardableResult

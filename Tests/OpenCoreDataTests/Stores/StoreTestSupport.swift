@@ -44,14 +44,16 @@ enum CompanyModel {
         return model
     }
 
-    private static func entity(_ name: String, _ properties: [NSPropertyDescription]) -> NSEntityDescription {
+    /// An entity named `name` with `properties` (test models share it).
+    static func entity(_ name: String, _ properties: [NSPropertyDescription]) -> NSEntityDescription {
         let entity = NSEntityDescription()
         entity.name = name
         entity.properties = properties
         return entity
     }
 
-    private static func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+    /// An optional attribute named `name` of `type` (test models share it).
+    static func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
         let attribute = NSAttributeDescription()
         attribute.name = name
         attribute.attributeType = type
