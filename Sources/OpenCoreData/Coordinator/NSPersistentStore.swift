@@ -240,6 +240,27 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         try batchDeleteThroughSave(objectIDs, returningIDs: returningIDs)
     }
 
+    /// Whether the store records persistent history (it was opened with
+    /// `NSPersistentHistoryTrackingKey`). Only the SQLite store does, as in Apple.
+    open var recordsPersistentHistory: Bool { false }
+
+    /// The store's history transactions numbered `first` or above and written after `date`
+    /// (either may be nil), oldest first, with their changes when `withChanges`.
+    open func historyTransactions(from first: Int64?, after date: Date?, withChanges: Bool) throws -> [NSPersistentHistoryTransaction] {
+        throw unsupported("persistent history")
+    }
+
+    /// Deletes the history transactions numbered `last` or below and written before `date`
+    /// (either may be nil; both nil deletes all), with their changes; returns how many.
+    open func deleteHistory(through last: Int64?, before date: Date?) throws -> Int {
+        throw unsupported("persistent history")
+    }
+
+    /// The number of the store's newest history transaction (0 before the first).
+    open func lastHistoryTransactionNumber() throws -> Int64 {
+        throw unsupported("persistent history")
+    }
+
     /// A reader of the store's data as it is now and will stay for a query generation, or `nil`
     /// when the store can't pin one: contexts then read it unpinned, as Apple documents for
     /// stores that are not SQLite in WAL mode (`QueryGeneration.swift`). Only the SQLite store

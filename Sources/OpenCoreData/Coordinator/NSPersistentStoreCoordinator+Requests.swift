@@ -178,7 +178,10 @@ extension NSPersistentStoreCoordinator {
                 try stores[0].save(changes)
                 return
             }
-            var parts = Array(repeating: StoreSaveChanges(), count: stores.count)
+            var blank = StoreSaveChanges()
+            blank.transactionAuthor = changes.transactionAuthor
+            blank.contextName = changes.contextName
+            var parts = Array(repeating: blank, count: stores.count)
             var next = routes.makeIterator()
             func route(_ snapshot: ObjectSnapshot, _ add: (inout StoreSaveChanges) -> Void) {
                 guard let index = next.next() else { return }

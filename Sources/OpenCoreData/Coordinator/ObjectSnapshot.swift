@@ -114,6 +114,10 @@ public struct StoreSaveChanges: @unchecked Sendable {
     public var updated: [ObjectSnapshot] = []
     public var deleted: [ObjectSnapshot] = []
     public var changedKeys: [NSManagedObjectID: Set<String>] = [:]
+    /// The saving context's `transactionAuthor`, for persistent history.
+    public var transactionAuthor: String?
+    /// The saving context's `name`, for persistent history.
+    public var contextName: String?
 
     public init(inserted: [ObjectSnapshot] = [], updated: [ObjectSnapshot] = [], deleted: [ObjectSnapshot] = [],
                 changedKeys: [NSManagedObjectID: Set<String>] = [:]) {

@@ -134,6 +134,8 @@ extension NSManagedObjectContext {
             written.append((object, snapshot))
         }
         changes.deleted = deleted.map { $0.committedSnapshot ?? $0.persistentSnapshot() }
+        changes.transactionAuthor = transactionAuthor
+        changes.contextName = name
         return (changes, written)
     }
 

@@ -20,7 +20,7 @@ final class CatalogScenario {
     private var directory: URL?
 
     /// `adjust` changes the model before the coordinator uses it (and makes it immutable).
-    init(storeType: String, adjust: (NSManagedObjectModel) -> Void = { _ in }) throws {
+    init(storeType: String, options: [AnyHashable: Any]? = nil, adjust: (NSManagedObjectModel) -> Void = { _ in }) throws {
         self.storeType = storeType
         model = Self.makeModel()
         adjust(model)
@@ -31,7 +31,7 @@ final class CatalogScenario {
             self.directory = directory
             url = directory.appendingPathComponent("Catalog.\(storeType.lowercased())")
         }
-        store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url, options: nil)
+        store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url, options: options)
         context = Self.newContext(on: coordinator)
     }
 

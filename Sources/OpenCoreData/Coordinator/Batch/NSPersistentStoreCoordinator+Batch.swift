@@ -13,6 +13,7 @@ extension NSPersistentStoreCoordinator {
         case let insert as NSBatchInsertRequest: return try execute(insert)
         case let update as NSBatchUpdateRequest: return try execute(update)
         case let delete as NSBatchDeleteRequest: return try execute(delete)
+        case let history as NSPersistentHistoryChangeRequest: return try execute(history)
         default: return try context.execute(request)
         }
     }

@@ -13,9 +13,9 @@ import Logging
 /// `NSSQLCore`; Apple's developer forums, thread 118924). Writing such a store without
 /// history would hide the changes from the processes and CloudKit mirroring that read it.
 ///
-/// Differs from Apple: opened with `NSPersistentHistoryTrackingKey`, the store is writable but
-/// our saves record no history (no `ATRANSACTION`/`ACHANGE` rows) and nothing for CloudKit
-/// mirroring, where Apple's would; the history and CloudKit tables are left as they are.
+/// Opened with `NSPersistentHistoryTrackingKey`, the store records every save and batch
+/// request in those tables (`SQLiteStore+HistoryRecording.swift`). Differs from Apple: nothing is
+/// recorded for CloudKit mirroring; its tables are left as they are.
 extension SQLiteStore {
     /// Whether the database has Apple's persistent-history tables with at least one transaction.
     static func hasPersistentHistoryRows(_ db: Database) throws -> Bool {

@@ -55,6 +55,7 @@ extension SQLiteStore {
                 }
                 try writeToManyRelationships(changes, db: db)
                 try raisePrimaryKeyCounters(changes.inserted, db: db)
+                if recordsPersistentHistory { try recordHistory(changes, db: db) }
                 written = try writeCurrentMetadata(db)
             }
             if let written { metadataWritten(written) }

@@ -170,6 +170,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             }
             try queue.read { db in try adoptStoredSchema(storedMetadata: stored, database: db) }
             if try queue.read({ db in try mustForceReadOnlyForHistory(db) }) { isReadOnly = true }
+            if recordsPersistentHistory && !isReadOnly { try queue.write { db in try createHistoryTables(db) } }
             identifier = stored[NSStoreUUIDKey] as? String ?? identifier
             database = queue
             lock.withLock { super.metadata = stored }
@@ -180,6 +181,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             let fresh = freshMetadata()
             try queue.write { db in
                 try createSchema(db)
+                if recordsPersistentHistory { try createHistoryTables(db) }
                 try Self.writeMetadata(fresh, to: db)
             }
             database = queue
@@ -267,6 +269,8 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             NSStoreModelVersionHashesVersionKey: 3, NSPersistenceFrameworkVersionKey: 1,
             "_NSAutoVacuumLevel": "2",
         ]
+        // Apple's Core Data rebuilds history tables of stores it reads as older than this.
+        if recordsPersistentHistory { result["NSPersistenceMaximumFrameworkVersion"] = 1344 }
         if let model = managedObjectModel {
             result.merge(Self.modelMetadata(model, configurationName: configurationName)) { _, new in new }
         }
@@ -404,10 +408,30 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         try allocateObjectIDs(for: entity, count: count)
     }
 
+    /// Whether the store was opened with `NSPersistentHistoryTrackingKey` (`true`, or Apple's
+    /// dictionary of sub-options, which are not read).
+    open override var recordsPersistentHistory: Bool {
+        guard let value = options?[NSPersistentHistoryTrackingKey] else { return false }
+        return storeOptionBool(options, NSPersistentHistoryTrackingKey) ?? !(value is NSNull)
+    }
+
+    open override func historyTransactions(from first: Int64?, after date: Date?, withChanges: Bool) throws -> [NSPersistentHistoryTransaction] {
+        try readHistory(from: first, after: date, withChanges: withChanges)
+    }
+
+    open override func deleteHistory(through last: Int64?, before date: Date?) throws -> Int {
+        try removeHistory(through: last, before: date)
+    }
+
+    open override func lastHistoryTransactionNumber() throws -> Int64 {
+        try newestHistoryTransactionNumber()
+    }
+
     /// One prepared `INSERT` run per row in one transaction, for entities without uniqueness
-    /// constraints (those upsert through the default, which looks the stored rows up first).
+    /// constraints (those upsert through the default, which looks the stored rows up first) in a
+    /// store without history (whose saves record it).
     open override func executeBatchInsert(_ rows: [[String: Any]], of entity: NSEntityDescription, returningIDs: Bool) throws -> StoreBatchOutcome {
-        guard UniquenessConstraint.all(of: entity).isEmpty else {
+        guard UniquenessConstraint.all(of: entity).isEmpty, !recordsPersistentHistory else {
             return try super.executeBatchInsert(rows, of: entity, returningIDs: returningIDs)
         }
         return try insertRows(rows, of: entity, returningIDs: returningIDs)
