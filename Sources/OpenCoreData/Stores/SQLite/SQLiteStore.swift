@@ -79,6 +79,9 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Serializes changes to the Swift-side state (metadata).
     let lock = NSRecursiveLock()
 
+    /// The remote-change watcher, when the store posts remote changes. Guarded by `lock`.
+    var remoteChangeWatcher: RemoteChangeWatcher?
+
     /// How many times ``metadata`` was set, and the count whose metadata is in the file (equal
     /// after opening or creating the store). Guarded by `lock`.
     private var metadataChanges = (current: 0, written: 0)
@@ -475,7 +478,17 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         try openPinnedReader()
     }
 
+    /// Starts the remote-change watcher when the store was added with
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey` (`SQLiteStore+RemoteChange.swift`).
+    open override func didAdd(to coordinator: NSPersistentStoreCoordinator) {
+        guard storeOptionBool(options, NSPersistentStoreRemoteChangeNotificationPostOptionKey) == true else { return }
+        let watcher = RemoteChangeWatcher(store: self, coordinator: coordinator)
+        lock.withLock { remoteChangeWatcher = watcher }
+        watcher.start()
+    }
+
     open override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
+        lock.withLock { remoteChangeWatcher }?.stop()
         closeGenerationReaders()
         rowCache.removeAll()
         statementCache.removeAll()
