@@ -11,7 +11,9 @@ import OpenCoreData
 /// - `coredata store dump STORE --model MODEL --type T` prints a store's objects as JSON
 ///   (``StoreDumpCommand``), opening it read-only;
 /// - `coredata store import STORE --model MODEL --entity NAME --from FILE.jsonl [--type T]`
-///   batch-inserts JSON-lines rows (``StoreImportCommand``).
+///   batch-inserts JSON-lines rows (``StoreImportCommand``);
+/// - `coredata store history STORE --model MODEL [--after TOKEN]` prints a SQLite store's
+///   persistent history as JSON (``StoreHistoryCommand``).
 ///
 /// A hidden subcommand, `coredata store save-loop STORE --type T`, is the child process of the
 /// crash-safety test (``StoreSaveLoopCommand``), and another, `coredata store increment STORE
@@ -26,7 +28,7 @@ struct StoreCommand: ParsableCommand {
         commandName: "store",
         abstract: "Convert persistent stores between types and print their contents.",
         discussion: CoreDataCommand.exitStatusHelp,
-        subcommands: [StoreMigrateCommand.self, StoreUpgradeCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreImportCommand.self, StoreSaveLoopCommand.self, StoreIncrementCommand.self, StoreMigrateInPlaceCommand.self]
+        subcommands: [StoreMigrateCommand.self, StoreUpgradeCommand.self, StoreDumpCommand.self, StoreInfoCommand.self, StoreImportCommand.self, StoreHistoryCommand.self, StoreSaveLoopCommand.self, StoreIncrementCommand.self, StoreMigrateInPlaceCommand.self]
     )
 
     /// The command-line spellings of the store types. A store type registered later (SQLite)

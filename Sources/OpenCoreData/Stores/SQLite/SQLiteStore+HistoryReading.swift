@@ -8,6 +8,8 @@ extension SQLiteStore {
     func readHistory(from first: Int64?, after date: Date?, withChanges: Bool) throws -> [NSPersistentHistoryTransaction] {
         try historyTablesExist()
         return try openDatabase().read { db in
+            // A store opened read-only with the key may never have had history written.
+            guard try db.tableExists("ATRANSACTION") else { return [] }
             var conditions: [String] = []
             var arguments: [DatabaseValueConvertible] = []
             if let first { conditions.append("t.Z_PK >= ?"); arguments.append(first) }
@@ -94,7 +96,9 @@ extension SQLiteStore {
 
     func newestHistoryTransactionNumber() throws -> Int64 {
         try historyTablesExist()
-        return try openDatabase().read { db in try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") ?? 0 }
+        return try openDatabase().read { db in
+            try db.tableExists("ATRANSACTION") ? Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") ?? 0 : 0
+        }
     }
 
     /// Throws 134091 unless the store was opened with `NSPersistentHistoryTrackingKey`.
