@@ -40,6 +40,11 @@ extension NSManagedObjectContext {
                 for destination in destinations where !destination.entity.derivedAttributes.isEmpty { add(destination) }
             }
         }
+        try computeDerivedAttributes(of: targets)
+    }
+
+    /// Sets each derived attribute of `objects` to its derivation's value where it differs.
+    func computeDerivedAttributes(of targets: [NSManagedObject]) throws {
         for object in targets {
             object.fireFaultIfNeeded()
             for attribute in object.entity.derivedAttributes {

@@ -71,4 +71,24 @@ struct DerivedAttributeTests {
         }
         #expect(try s.storedObject("Book", "title == 'b'")?["authorName"] as? String == "Annie")
     }
+
+    @Test(arguments: StoreTypesUnderTest.all)
+    func batchRequestsRecomputeWhatTheirRowsDerive(storeType: String) throws {
+        let s = try Self.scenario(storeType)
+        let author = s.insert("Author", ["name": "Ann"])
+        let book = s.insert("Book", ["title": "b"])
+        s.context.performAndWait { book.setValue(author, forKey: "author") }
+        try s.save()
+
+        // A batch insert computes its rows' own derivations.
+        let insert = NSBatchInsertRequest(entityName: "Tag", objects: [["name": "Über"], ["name": "ÉTÉ"]])
+        _ = try s.context.performAndWait { try s.context.execute(insert) }
+        #expect(try s.stored("Tag", "searchName") == ["ete", "uber"])
+
+        // A batch update of authors recomputes the books that read their names.
+        let update = NSBatchUpdateRequest(entityName: "Author")
+        update.propertiesToUpdate = ["name": "Annabel"]
+        _ = try s.context.performAndWait { try s.context.execute(update) }
+        #expect(try s.storedObject("Book", "title == 'b'")?["authorName"] as? String == "Annabel")
+    }
 }

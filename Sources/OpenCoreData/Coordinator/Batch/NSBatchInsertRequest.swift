@@ -22,8 +22,8 @@ public enum NSBatchInsertRequestResultType: UInt, Sendable {
 ///
 /// Differs from Apple: every store type runs batch inserts, and a value of the wrong type fails
 /// the whole request with `NSManagedObjectValidationError` (1550) naming the row and key instead
-/// of being written as given. Derived attributes of the inserted rows are not computed (Apple's
-/// SQLite triggers compute them; here the next save of the objects does).
+/// of being written as given. Derived attributes of the inserted rows are computed afterwards,
+/// in a second save (Apple's SQLite triggers compute them in the same transaction).
 open class NSBatchInsertRequest: NSPersistentStoreRequest {
     /// The name of the entity to insert.
     public let entityName: String

@@ -42,8 +42,12 @@ open class NSBatchInsertResult: NSPersistentStoreResult, @unchecked Sendable {
     /// The kind of ``result``.
     open private(set) var resultType: NSBatchInsertRequestResultType
 
+    /// The written IDs when the store returned them, whatever the result type.
+    let writtenIDs: [NSManagedObjectID]?
+
     init(resultType: NSBatchInsertRequestResultType, outcome: StoreBatchOutcome) {
         self.resultType = resultType
+        writtenIDs = outcome.objectIDs
         switch resultType {
         case .statusOnly: result = true
         case .objectIDs: result = outcome.objectIDs ?? []

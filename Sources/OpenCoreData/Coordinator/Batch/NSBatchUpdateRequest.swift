@@ -15,9 +15,9 @@ public enum NSBatchUpdateRequestResultType: UInt, Sendable {
 /// or ``NSExpression``s, which are evaluated per object against its stored values (`views + 1`).
 /// As in Apple: relationships can't be set, validation does not run, each updated object's
 /// version (`Z_OPT`) goes up so contexts holding it see a conflict, and contexts are not told
-/// (merge the updated IDs). Differs from Apple: every store type runs batch updates, and
-/// derived attributes that read the updated values are not recomputed (Apple's SQLite triggers
-/// recompute them; here the next save of the objects does).
+/// (merge the updated IDs); derived attributes that read the updated objects are recomputed
+/// afterwards (Apple's SQLite triggers do it in the same transaction; here a second save does).
+/// Differs from Apple: every store type runs batch updates.
 open class NSBatchUpdateRequest: NSPersistentStoreRequest {
     /// The name of the entity to update.
     public let entityName: String

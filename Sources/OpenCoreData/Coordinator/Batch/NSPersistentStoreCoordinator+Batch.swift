@@ -23,15 +23,20 @@ extension NSPersistentStoreCoordinator {
     func execute(_ request: NSBatchInsertRequest) throws -> NSBatchInsertResult {
         let entity = try batchEntity(named: request.entity?.name ?? request.entityName)
         let rows = try Self.rows(of: request, entity: entity)
-        return try withLock {
+        let derives = derivations(reading: entity)
+        let result: NSBatchInsertResult = try withLock {
             guard let store = persistentStores.first(where: { store in
                 (request.affectedStores.map { $0.contains { $0 === store } } ?? true) && self.store(store, holds: entity)
             }) else { throw PersistentStoreErrors.noStore(for: entity, operation: "batch insert") }
             if store.isReadOnly { throw PersistentStoreErrors.readOnly(store) }
             let outcome = try rows.isEmpty ? StoreBatchOutcome(count: 0, objectIDs: [])
-                : store.executeBatchInsert(rows, of: entity, returningIDs: request.resultType == .objectIDs)
+                : store.executeBatchInsert(rows, of: entity, returningIDs: request.resultType == .objectIDs || derives)
             return NSBatchInsertResult(resultType: request.resultType, outcome: outcome)
         }
+        if derives, let ids = result.result as? [NSManagedObjectID] ?? result.writtenIDs {
+            try recomputeDerivedAttributes(after: ids, of: entity)
+        }
+        return result
     }
 
     /// Runs a batch update on every store that holds the entity (or a subentity).
@@ -51,8 +56,9 @@ extension NSPersistentStoreCoordinator {
         }
         let update = StoreBatchUpdate(entity: entity, predicate: request.predicate,
                                       includesSubentities: request.includesSubentities, values: values.sorted { $0.attribute.name < $1.attribute.name })
-        let wantsIDs = request.resultType == .updatedObjectIDsResultType
-        return try withLock {
+        let derives = derivations(reading: entity)
+        let wantsIDs = request.resultType == .updatedObjectIDsResultType || derives
+        let (result, written): (NSBatchUpdateResult, [NSManagedObjectID]) = try withLock {
             var ids: [NSManagedObjectID] = []
             var count = 0
             for store in try batchStores(for: update.fetchRequest(resultType: .managedObjectIDResultType), entity: entity) {
@@ -60,8 +66,10 @@ extension NSPersistentStoreCoordinator {
                 count += outcome.count
                 ids += outcome.objectIDs ?? []
             }
-            return NSBatchUpdateResult(resultType: request.resultType, outcome: StoreBatchOutcome(count: count, objectIDs: wantsIDs ? ids : nil))
+            return (NSBatchUpdateResult(resultType: request.resultType, outcome: StoreBatchOutcome(count: count, objectIDs: wantsIDs ? ids : nil)), ids)
         }
+        if derives { try recomputeDerivedAttributes(after: written, of: entity) }
+        return result
     }
 
     /// Runs a batch delete: the objects the request names (or its fetch matches) are deleted
@@ -99,6 +107,49 @@ extension NSPersistentStoreCoordinator {
                 deleted += try store.executeBatchDelete(ids, returningIDs: true).objectIDs ?? []
             }
             return NSBatchDeleteResult(resultType: request.resultType, outcome: StoreBatchOutcome(count: deleted.count, objectIDs: deleted))
+        }
+    }
+
+    // MARK: Derived attributes after a batch
+
+    /// Whether derived attributes read objects of `entity`: its own, or another entity's
+    /// through a relationship to it.
+    private func derivations(reading entity: NSEntityDescription) -> Bool {
+        guard managedObjectModel.hasDerivedAttributes else { return false }
+        return !entity.derivedAttributes.isEmpty || !derivedDependents(of: entity).isEmpty
+    }
+
+    /// The relationships through which other entities' derivations read objects of `entity`.
+    private func derivedDependents(of entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        managedObjectModel.entities.flatMap { other in
+            other.relationshipsByName.values.filter { relationship in
+                guard let destination = relationship.destinationEntity, entity.isKindOf(entity: destination) else { return false }
+                return other.derivationsRead(through: relationship.name)
+            }
+        }
+    }
+
+    /// Recomputes, in a context of its own and one save, the derived attributes of the objects
+    /// a batch wrote and of the objects whose derivations read them (what Apple's SQLite
+    /// triggers do after a batch). Runs outside the coordinator's lock.
+    private func recomputeDerivedAttributes(after ids: [NSManagedObjectID], of entity: NSEntityDescription) throws {
+        guard !ids.isEmpty else { return }
+        let dependents = derivedDependents(of: entity)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = self
+        context.undoManager = nil
+        try context.performAndWait {
+            var targets = entity.derivedAttributes.isEmpty && entity.allSubentities.allSatisfy(\.derivedAttributes.isEmpty)
+                ? [] : ids.map { context.object(with: $0) }
+            for relationship in dependents {
+                guard let source = relationship.entity else { continue }
+                let request = NSFetchRequest<NSManagedObject>()
+                request.entity = source
+                request.predicate = NSPredicate(format: relationship.isToMany ? "ANY %K IN %@" : "%K IN %@", relationship.name, ids)
+                targets += try context.fetch(request)
+            }
+            try context.computeDerivedAttributes(of: targets)
+            if context.hasChanges { try context.save() }
         }
     }
 
