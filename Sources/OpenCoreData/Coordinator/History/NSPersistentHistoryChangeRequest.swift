@@ -115,32 +115,31 @@ open class NSPersistentHistoryResult: NSPersistentStoreResult, @unchecked Sendab
 
 extension NSPersistentHistoryTransaction {
     /// The entity a history fetch request names for transactions.
-    public static let entityDescription: NSEntityDescription = {
-        let entity = NSEntityDescription()
-        entity.name = "NSPersistentHistoryTransaction"
-        return entity
-    }()
+    public static let entityDescription = HistoryFetching.entity("NSPersistentHistoryTransaction")
 
     /// A fetch request for transactions, for ``NSPersistentHistoryChangeRequest/fetchHistory(withFetch:)``.
-    public static var fetchRequest: NSFetchRequest<NSFetchRequestResult> {
-        let request = NSFetchRequest<NSFetchRequestResult>()
-        request.entity = entityDescription
-        return request
-    }
+    public static var fetchRequest: NSFetchRequest<NSFetchRequestResult> { HistoryFetching.request(entityDescription) }
 }
 
 extension NSPersistentHistoryChange {
     /// The entity a history fetch request names for changes.
-    public static let entityDescription: NSEntityDescription = {
-        let entity = NSEntityDescription()
-        entity.name = "NSPersistentHistoryChange"
-        return entity
-    }()
+    public static let entityDescription = HistoryFetching.entity("NSPersistentHistoryChange")
 
     /// A fetch request for changes, for ``NSPersistentHistoryChangeRequest/fetchHistory(withFetch:)``.
-    public static var fetchRequest: NSFetchRequest<NSFetchRequestResult> {
+    public static var fetchRequest: NSFetchRequest<NSFetchRequestResult> { HistoryFetching.request(entityDescription) }
+}
+
+/// The stand-in entities history fetch requests name.
+enum HistoryFetching {
+    static func entity(_ name: String) -> NSEntityDescription {
+        let entity = NSEntityDescription()
+        entity.name = name
+        return entity
+    }
+
+    static func request(_ entity: NSEntityDescription) -> NSFetchRequest<NSFetchRequestResult> {
         let request = NSFetchRequest<NSFetchRequestResult>()
-        request.entity = entityDescription
+        request.entity = entity
         return request
     }
 }
