@@ -22,7 +22,8 @@ extension NSManagedObjectContext {
     /// The error policy fails with `NSManagedObjectConstraintMergeError` (133021) listing the
     /// conflicts under `NSPersistentStoreSaveConflictsErrorKey`.
     func resolveConstraintConflicts() throws {
-        guard parentBacking == nil, let coordinator = coordinatorStorage else { return }
+        guard parentBacking == nil, let coordinator = coordinatorStorage,
+              coordinator.managedObjectModel.entities.contains(where: { !$0.uniquenessConstraints.isEmpty }) else { return }
         for _ in 0...Self.maximumConflictResolutions {
             let conflicts = try constraintConflicts(in: coordinator)
             if conflicts.isEmpty { return }

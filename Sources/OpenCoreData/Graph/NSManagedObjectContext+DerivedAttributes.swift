@@ -23,21 +23,31 @@ extension NSManagedObjectContext {
             targets.append(object)
         }
         let changed = insertedList.objects + updatedList.objects
-        for object in changed where !object.entity.derivedAttributes.isEmpty { add(object) }
+        // Per entity, once: whether it derives, and the relationships over which other
+        // entities' derivations read its objects.
+        var plans: [ObjectIdentifier: (derives: Bool, readThrough: [NSRelationshipDescription])] = [:]
+        func plan(_ entity: NSEntityDescription) -> (derives: Bool, readThrough: [NSRelationshipDescription]) {
+            if let known = plans[ObjectIdentifier(entity)] { return known }
+            let relationships = entity.relationshipsByName.values.filter { relationship in
+                guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity else { return false }
+                return ([destination] + destination.allSubentities).contains { $0.derivationsRead(through: inverse.name) }
+            }
+            let made = (derives: !entity.derivedAttributes.isEmpty, readThrough: relationships)
+            plans[ObjectIdentifier(entity)] = made
+            return made
+        }
+        for object in changed where plan(object.entity).derives { add(object) }
         // Objects whose derivations read a changed (or deleted) object through a relationship:
         // the changed object's destinations over the relationship's inverse.
         for object in changed + deletedList.objects {
-            for relationship in object.entity.relationshipsByName.values {
-                guard let inverse = relationship.inverseRelationship,
-                      let destination = relationship.destinationEntity,
-                      ([destination] + destination.allSubentities).contains(where: { $0.derivationsRead(through: inverse.name) }) else { continue }
+            for relationship in plan(object.entity).readThrough {
                 var destinations = ManagedValueConversion.objects(in: object.value(forKey: relationship.name)) ?? []
                 if let committed = object.committedSnapshot {
                     let ids = relationship.isToMany ? committed.toMany[relationship.name] ?? []
                         : (committed[relationship.name] as? NSManagedObjectID).map { [$0] } ?? []
                     destinations += ids.compactMap { registry[$0] }
                 }
-                for destination in destinations where !destination.entity.derivedAttributes.isEmpty { add(destination) }
+                for destination in destinations where plan(destination.entity).derives { add(destination) }
             }
         }
         try computeDerivedAttributes(of: targets)
