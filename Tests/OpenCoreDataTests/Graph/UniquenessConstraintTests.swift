@@ -108,6 +108,27 @@ struct UniquenessConstraintTests {
     }
 
     @Test(arguments: StoreTypesUnderTest.all)
+    func overwriteTakesEveryValueAndRollbackNone(storeType: String) throws {
+        let s = try CatalogScenario(storeType: storeType)
+        s.insert("Tag", ["name": "a", "note": "old", "uses": Int64(1)])
+        s.insert("Tag", ["name": "b", "note": "old", "uses": Int64(1)])
+        try s.save()
+        // Overwrite: the new object's whole state, its nil `uses` included, replaces the row's.
+        s.context.performAndWait { s.context.mergePolicy = NSMergePolicy.overwrite }
+        s.insert("Tag", ["name": "a", "note": "new"])
+        try s.save()
+        let a = try #require(try s.storedObject("Tag", "name == 'a'"))
+        #expect(a["note"] as? String == "new" && a["uses"] == nil)
+        // Rollback: the stored row keeps its values.
+        s.context.performAndWait { s.context.mergePolicy = NSMergePolicy.rollback }
+        s.insert("Tag", ["name": "b", "note": "new", "uses": Int64(9)])
+        try s.save()
+        let b = try #require(try s.storedObject("Tag", "name == 'b'"))
+        #expect(b["note"] as? String == "old" && b["uses"] as? Int64 == 1)
+        #expect(try s.stored("Tag", "name") == ["a", "b"])
+    }
+
+    @Test(arguments: StoreTypesUnderTest.all)
     func objectTrumpAmongNewObjectsKeepsOneWithTheLastValues(storeType: String) throws {
         let s = try CatalogScenario(storeType: storeType)
         s.context.performAndWait { s.context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump }

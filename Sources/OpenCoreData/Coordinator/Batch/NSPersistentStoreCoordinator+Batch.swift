@@ -33,7 +33,7 @@ extension NSPersistentStoreCoordinator {
                 : store.executeBatchInsert(rows, of: entity, returningIDs: request.resultType == .objectIDs || derives)
             return NSBatchInsertResult(resultType: request.resultType, outcome: outcome)
         }
-        if derives, let ids = result.result as? [NSManagedObjectID] ?? result.writtenIDs {
+        if derives, let ids = result.writtenIDs {
             try recomputeDerivedAttributes(after: ids, of: entity)
         }
         return result
