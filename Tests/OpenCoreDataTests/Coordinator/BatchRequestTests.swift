@@ -161,6 +161,27 @@ struct BatchRequestTests {
     }
 
     @Test(arguments: StoreTypesUnderTest.all)
+    func batchUpdateArithmeticKeepsNullsAndRefusesOverflow(storeType: String) throws {
+        let s = try CatalogScenario(storeType: storeType)
+        s.insert("Post", ["title": "a", "views": Int64(2), "score": 1.5])
+        s.insert("Post", ["title": "b", "views": Int64(3)])
+        s.insert("Staff", ["email": "s", "level": Int16(32_000)])
+        s.insert("Staff", ["email": "t", "level": Int16(1)])
+        try s.save()
+        let arithmetic = NSBatchUpdateRequest(entityName: "Post")
+        arithmetic.propertiesToUpdate = ["score": NSExpression(format: "score * views"), "views": NSExpression(format: "views - 1")]
+        _ = try execute(s, arithmetic)
+        #expect(try s.stored("Post", "score") == ["3.0", "nil"])
+        #expect(try s.stored("Post", "views") == ["1", "2"])
+
+        // 32,000 + 1,000 does not fit an Integer 16: nothing is written, not even the row that fits.
+        let overflow = NSBatchUpdateRequest(entityName: "Staff")
+        overflow.propertiesToUpdate = ["level": NSExpression(format: "level + 1000")]
+        #expect(code { try execute(s, overflow) } == NSManagedObjectValidationError)
+        #expect(try s.stored("Staff", "level") == ["1", "32000"])
+    }
+
+    @Test(arguments: StoreTypesUnderTest.all)
     func aBatchUpdateRaisesVersionsAndMergesIntoContexts(storeType: String) throws {
         let s = try CatalogScenario(storeType: storeType)
         let post = s.insert("Post", ["title": "a", "views": Int64(1)])

@@ -59,18 +59,28 @@ extension SQLiteStore {
                 written = try writeCurrentMetadata(db)
             }
             if let written { metadataWritten(written) }
-        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
-            throw error
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            // A row another coordinator wrote since the context checked its constraints.
-            throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectConstraintMergeError, userInfo: [
-                NSLocalizedDescriptionKey: "The \(PersistentStoreErrors.name(of: self)) refused the save: a uniqueness constraint is violated (\(error.message ?? "\(error)")).",
-                NSAffectedStoresErrorKey: [self], NSUnderlyingErrorKey: error,
-            ])
         } catch {
-            throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
-                "The \(PersistentStoreErrors.name(of: self)) could not save: \(error).", stores: [self], url: url, underlying: error)
+            throw writeFailure(error)
         }
+    }
+
+    /// The error a failed write throws: Core Data's errors as they are, a violated unique
+    /// index as `NSManagedObjectConstraintMergeError` (133021), anything else as
+    /// `NSPersistentStoreSaveError` (134030) with the database's error underneath.
+    func writeFailure(_ error: Error) -> Error {
+        if let error = error as? DatabaseError {
+            if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                // A row another coordinator wrote since the context checked its constraints.
+                return NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectConstraintMergeError, userInfo: [
+                    NSLocalizedDescriptionKey: "The \(PersistentStoreErrors.name(of: self)) refused the save: a uniqueness constraint is violated (\(error.message ?? "\(error)")).",
+                    NSAffectedStoresErrorKey: [self], NSUnderlyingErrorKey: error,
+                ])
+            }
+        } else if (error as NSError).domain == NSCocoaErrorDomain {
+            return error
+        }
+        return PersistentStoreErrors.make(NSPersistentStoreSaveError,
+            "The \(PersistentStoreErrors.name(of: self)) could not save: \(error).", stores: [self], url: url, underlying: error)
     }
 
     // MARK: Checks

@@ -12,13 +12,13 @@ struct SQLFetchCompiler {
     var numbering: SQLParameterNumbering? = nil
 
     /// The rows a request selects, before the result columns are chosen.
-    private struct Selection {
+    struct Selection {
         let compiler: SQLCompiler
         let scope: SQLQueryScope
         var conditions: [SQLFragment]
     }
 
-    private func selection(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription) throws -> Selection {
+    func selection(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription) throws -> Selection {
         let compiler = SQLCompiler(mapping: mapping, dialect: dialect)
         compiler.numbering = numbering
         let scope = try compiler.rootScope(for: entity)
@@ -32,7 +32,7 @@ struct SQLFetchCompiler {
         return Selection(compiler: compiler, scope: scope, conditions: conditions)
     }
 
-    private func whereClause(_ conditions: [SQLFragment]) -> SQLFragment {
+    func whereClause(_ conditions: [SQLFragment]) -> SQLFragment {
         conditions.isEmpty ? "" : " WHERE " + .joined(conditions.map(\.parenthesized), separator: " AND ")
     }
 
