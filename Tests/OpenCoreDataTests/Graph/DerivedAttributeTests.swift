@@ -90,5 +90,16 @@ struct DerivedAttributeTests {
         update.propertiesToUpdate = ["name": "Annabel"]
         _ = try s.context.performAndWait { try s.context.execute(update) }
         #expect(try s.storedObject("Book", "title == 'b'")?["authorName"] as? String == "Annabel")
+
+        // A batch delete recomputes the objects its nullify rule rewrote.
+        let tag = s.insert("Tag", ["name": "swift"])
+        let posts = (0..<3).map { s.insert("Post", ["title": "p\($0)"]) }
+        s.context.performAndWait { tag.setValue(NSSet(array: posts), forKey: "posts") }
+        try s.save()
+        #expect(try s.storedObject("Tag", "name == 'swift'")?["postCount"] as? Int64 == 3)
+        let delete = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Post"))
+        delete.fetchRequest.predicate = NSPredicate(format: "title != 'p0'")
+        _ = try s.context.performAndWait { try s.context.execute(delete) }
+        #expect(try s.storedObject("Tag", "name == 'swift'")?["postCount"] as? Int64 == 1)
     }
 }

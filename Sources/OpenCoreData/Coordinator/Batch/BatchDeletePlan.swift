@@ -61,10 +61,7 @@ struct BatchDeletePlan {
     /// destinations rewritten without their links to them.
     func changes() throws -> StoreSaveChanges {
         if let (id, inverse) = mandatory.first(where: { deleted[$0.key] == nil }) {
-            let kind = inverse.isToMany ? (inverse.inverseRelationship?.isToMany == true ? "MTM" : "OTM") : "OTO"
-            throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
-                "Batch delete failed due to mandatory \(kind) nullify inverse on \(inverse.entity?.name ?? "?")/\(inverse.name) (object \(id)).",
-                stores: [store], userInfo: [NSAffectedObjectsErrorKey: [id]])
+            throw Self.mandatoryInverseError(inverse, object: id, store: store)
         }
         var changes = StoreSaveChanges()
         changes.deleted = deletedOrder.compactMap { deleted[$0] }
@@ -74,6 +71,14 @@ struct BatchDeletePlan {
             changes.changedKeys[id] = changedKeys[id]
         }
         return changes
+    }
+
+    /// The error of a nullify that would leave `object`'s mandatory `inverse` empty, in Apple's words.
+    static func mandatoryInverseError(_ inverse: NSRelationshipDescription, object id: NSManagedObjectID, store: NSPersistentStore) -> NSError {
+        let kind = inverse.isToMany ? (inverse.inverseRelationship?.isToMany == true ? "MTM" : "OTM") : "OTO"
+        return PersistentStoreErrors.make(NSPersistentStoreSaveError,
+            "Batch delete failed due to mandatory \(kind) nullify inverse on \(inverse.entity?.name ?? "?")/\(inverse.name) (object \(id)).",
+            stores: [store], userInfo: [NSAffectedObjectsErrorKey: [id]])
     }
 
     /// Removes `dropped` from `inverse` of `destination`.
@@ -114,7 +119,7 @@ struct BatchDeletePlan {
     }
 
     /// Fails when `entity`, or an entity its cascades reach, has a deny rule.
-    private static func checkRules(of entity: NSEntityDescription, checked: inout Set<ObjectIdentifier>) throws {
+    static func checkRules(of entity: NSEntityDescription, checked: inout Set<ObjectIdentifier>) throws {
         guard checked.insert(ObjectIdentifier(entity)).inserted else { return }
         for relationship in entity.relationshipsByName.values.sorted(by: { $0.name < $1.name }) {
             switch relationship.deleteRule {

@@ -62,9 +62,13 @@ public struct StoreBatchOutcome: @unchecked Sendable {
     public var count: Int
     /// The objects written, in order, when the caller asked for them.
     public var objectIDs: [NSManagedObjectID]?
+    /// Objects the batch changed besides those it was asked to write: the destinations a
+    /// batch delete's nullify rule rewrote.
+    public var updatedObjectIDs: [NSManagedObjectID]
 
-    public init(count: Int, objectIDs: [NSManagedObjectID]?) {
+    public init(count: Int, objectIDs: [NSManagedObjectID]?, updatedObjectIDs: [NSManagedObjectID] = []) {
         self.count = count
         self.objectIDs = objectIDs
+        self.updatedObjectIDs = updatedObjectIDs
     }
 }

@@ -70,7 +70,8 @@ extension NSPersistentStore {
         try plan.delete(objectIDs)
         let changes = try plan.changes()
         try save(changes)
-        return StoreBatchOutcome(count: changes.deleted.count, objectIDs: returningIDs ? changes.deleted.map(\.objectID) : nil)
+        return StoreBatchOutcome(count: changes.deleted.count, objectIDs: returningIDs ? changes.deleted.map(\.objectID) : nil,
+                                 updatedObjectIDs: changes.updated.map(\.objectID))
     }
 }
 

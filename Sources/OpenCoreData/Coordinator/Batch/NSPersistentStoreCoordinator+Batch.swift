@@ -75,14 +75,14 @@ extension NSPersistentStoreCoordinator {
     /// Runs a batch delete: the objects the request names (or its fetch matches) are deleted
     /// from their stores, each store in one transaction.
     func execute(_ request: NSBatchDeleteRequest) throws -> NSBatchDeleteResult {
-        try withLock {
+        let (result, rewritten): (NSBatchDeleteResult, [NSManagedObjectID]) = try withLock {
             var byStore: [(store: NSPersistentStore, ids: [NSManagedObjectID])] = []
             func add(_ id: NSManagedObjectID, to store: NSPersistentStore) {
                 if let index = byStore.firstIndex(where: { $0.store === store }) { byStore[index].ids.append(id) }
                 else { byStore.append((store, [id])) }
             }
             if let ids = request.objectIDs {
-                guard let entity = ids.first?.entity else { return NSBatchDeleteResult(resultType: request.resultType, outcome: StoreBatchOutcome(count: 0, objectIDs: [])) }
+                guard let entity = ids.first?.entity else { return (NSBatchDeleteResult(resultType: request.resultType, outcome: StoreBatchOutcome(count: 0, objectIDs: [])), []) }
                 if let stranger = ids.first(where: { $0.entity.name != entity.name }) {
                     throw PersistentStoreErrors.make(NSCoreDataError,
                         "A batch delete's object IDs must all be of one entity: \(stranger) is not a \(entity.name ?? "?").")
@@ -94,7 +94,7 @@ extension NSPersistentStoreCoordinator {
             } else {
                 let fetch = request.fetchRequest
                 let entity = try fetchEntity(of: fetch)
-                guard let query = fetch.copy() as? NSFetchRequest<NSFetchRequestResult> else { return NSBatchDeleteResult(resultType: request.resultType, outcome: StoreBatchOutcome(count: 0, objectIDs: [])) }
+                guard let query = fetch.copy() as? NSFetchRequest<NSFetchRequestResult> else { return (NSBatchDeleteResult(resultType: request.resultType, outcome: StoreBatchOutcome(count: 0, objectIDs: [])), []) }
                 query.resultType = .managedObjectIDResultType
                 for store in try batchStores(for: query, entity: entity) {
                     guard case .objectIDs(let ids) = try store.executeFetch(query) else { continue }
@@ -102,12 +102,21 @@ extension NSPersistentStoreCoordinator {
                 }
             }
             var deleted: [NSManagedObjectID] = []
+            var rewritten: [NSManagedObjectID] = []
             for (store, ids) in byStore {
                 if store.isReadOnly { throw PersistentStoreErrors.readOnly(store) }
-                deleted += try store.executeBatchDelete(ids, returningIDs: true).objectIDs ?? []
+                let outcome = try store.executeBatchDelete(ids, returningIDs: true)
+                deleted += outcome.objectIDs ?? []
+                rewritten += outcome.updatedObjectIDs
             }
-            return NSBatchDeleteResult(resultType: request.resultType, outcome: StoreBatchOutcome(count: deleted.count, objectIDs: deleted))
+            return (NSBatchDeleteResult(resultType: request.resultType, outcome: StoreBatchOutcome(count: deleted.count, objectIDs: deleted)), rewritten)
         }
+        // The nullify rule rewrote these objects' relationships: their derivations (a `@count`
+        // of the deleted objects) change with them.
+        if managedObjectModel.hasDerivedAttributes {
+            try recomputeDerivedAttributes(after: [], of: nil, rewritten: rewritten.filter { !$0.entity.derivedAttributes.isEmpty })
+        }
+        return result
     }
 
     // MARK: Derived attributes after a batch
@@ -131,16 +140,20 @@ extension NSPersistentStoreCoordinator {
 
     /// Recomputes, in a context of its own and one save, the derived attributes of the objects
     /// a batch wrote and of the objects whose derivations read them (what Apple's SQLite
-    /// triggers do after a batch). Runs outside the coordinator's lock.
-    private func recomputeDerivedAttributes(after ids: [NSManagedObjectID], of entity: NSEntityDescription) throws {
-        guard !ids.isEmpty else { return }
-        let dependents = derivedDependents(of: entity)
+    /// triggers do after a batch), and of the `rewritten` objects. Runs outside the
+    /// coordinator's lock.
+    private func recomputeDerivedAttributes(after ids: [NSManagedObjectID], of entity: NSEntityDescription?,
+                                            rewritten: [NSManagedObjectID] = []) throws {
+        guard !ids.isEmpty || !rewritten.isEmpty else { return }
+        let dependents = entity.map(derivedDependents) ?? []
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = self
         context.undoManager = nil
         try context.performAndWait {
-            var targets = entity.derivedAttributes.isEmpty && entity.allSubentities.allSatisfy(\.derivedAttributes.isEmpty)
-                ? [] : ids.map { context.object(with: $0) }
+            var targets = rewritten.map { context.object(with: $0) }
+            if let entity, !entity.derivedAttributes.isEmpty || !entity.allSubentities.allSatisfy(\.derivedAttributes.isEmpty) {
+                targets += ids.map { context.object(with: $0) }
+            }
             for relationship in dependents {
                 guard let source = relationship.entity else { continue }
                 let request = NSFetchRequest<NSManagedObject>()

@@ -440,6 +440,20 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return try insertRows(rows, of: entity, returningIDs: returningIDs)
     }
 
+    /// One `UPDATE … RETURNING` statement when SQLite computes every value as the evaluator
+    /// would (`SQLiteStore+BatchUpdate.swift`); otherwise through snapshots, as the default.
+    open override func executeBatchUpdate(_ update: StoreBatchUpdate, returningIDs: Bool) throws -> StoreBatchOutcome {
+        if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
+        if let outcome = try updateRows(update, returningIDs: returningIDs) { return outcome }
+        return try super.executeBatchUpdate(update, returningIDs: returningIDs)
+    }
+
+    /// Set by set in SQL, with the batch delete rules as statements (`SQLiteStore+BatchDelete.swift`).
+    open override func executeBatchDelete(_ objectIDs: [NSManagedObjectID], returningIDs: Bool) throws -> StoreBatchOutcome {
+        if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
+        return try deleteRows(objectIDs, returningIDs: returningIDs)
+    }
+
     /// Read-only, IDs and `Z_OPT` conflicts (`NSManagedObjectMergeError`, 133020).
     open override func checkSave(_ changes: StoreSaveChanges) throws {
         do {
