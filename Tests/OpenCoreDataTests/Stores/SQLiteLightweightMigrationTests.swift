@@ -262,7 +262,7 @@ import Testing
         #expect(S.bytes(url) == bytes)
     }
 
-    @Test(arguments: ["create", "copy ZITEM", "validate", "replace", "bookkeeping", "metadata"])
+    @Test(arguments: ["create", "copy ZITEM", "validate", "replace", "bookkeeping", "history", "metadata"])
     func anErrorHalfWayLeavesTheFilesByteIdentical(step: String) throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

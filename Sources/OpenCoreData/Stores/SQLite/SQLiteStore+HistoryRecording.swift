@@ -46,15 +46,25 @@ extension SQLiteStore {
             INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16002, 'TRANSACTION', 0, 0);
             INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16003, 'TRANSACTIONSTRING', 0, 0);
             """)
-        let existing = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('ACHANGE')").map { $0.uppercased() })
-        for slot in 0..<historyTombstoneCount where !existing.contains("ZTOMBSTONE\(slot)") {
-            try db.execute(sql: "ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE\(slot) BLOB")
-        }
+        try Self.addTombstoneColumns(count: historyTombstoneCount, db: db)
     }
 
     /// The most tombstone attributes any entity of the store has.
     var historyTombstoneCount: Int {
-        schema.entities.compactMap { managedObjectModel?.entitiesByName[$0.name] }.map { Self.tombstoneAttributes(of: $0).count }.max() ?? 0
+        Self.historyTombstoneCount(schema: schema, model: managedObjectModel)
+    }
+
+    /// The most tombstone attributes any entity of `schema` has under `model`.
+    static func historyTombstoneCount(schema: SQLiteSchema, model: NSManagedObjectModel?) -> Int {
+        schema.entities.compactMap { model?.entitiesByName[$0.name] }.map { tombstoneAttributes(of: $0).count }.max() ?? 0
+    }
+
+    /// Adds the `ZTOMBSTONE<n>` columns `ACHANGE` lacks for `count` slots.
+    static func addTombstoneColumns(count: Int, db: Database) throws {
+        let existing = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('ACHANGE')").map { $0.uppercased() })
+        for slot in 0..<count where !existing.contains("ZTOMBSTONE\(slot)") {
+            try db.execute(sql: "ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE\(slot) BLOB")
+        }
     }
 
     /// The attributes whose values a delete keeps in history, in slot order (by name).
@@ -64,7 +74,13 @@ extension SQLiteStore {
 
     /// The properties whose bits make `ZCOLUMNS` for objects of entity `number`, in bit order.
     func historyColumnProperties(of entity: NSEntityDescription, number: Int64) -> [String] {
-        let fields = layout(for: entity)?.writeFields(number: number).map(\.name) ?? []
+        Self.historyColumnProperties(of: entity, number: number, layout: layout(for: entity))
+    }
+
+    /// The properties whose bits make `ZCOLUMNS` for objects of entity `number` stored with
+    /// `layout`, in bit order.
+    static func historyColumnProperties(of entity: NSEntityDescription, number: Int64, layout: SQLiteRowLayout?) -> [String] {
+        let fields = layout?.writeFields(number: number).map(\.name) ?? []
         let toMany = entity.relationshipsByName.values.filter(\.isToMany).map(\.name).sorted()
         return fields + toMany
     }
@@ -72,20 +88,9 @@ extension SQLiteStore {
     /// Writes one transaction of `changes` into the history tables, inside the save's transaction.
     func recordHistory(_ changes: StoreSaveChanges, db: Database) throws {
         guard !changes.isEmpty else { return }
-        func strings(_ names: [String?]) throws -> [Int64?] {
-            try names.map { name in try name.map { try internHistoryString($0, db: db) } }
-        }
-        let process = ProcessInfo.processInfo.processName
-        let bundle = Bundle.main.bundleIdentifier ?? process
-        let ids = try strings([changes.transactionAuthor, bundle, changes.contextName, process])
-        let transaction = try reserveHistoryKeys(Self.historyTransactionEntity, count: 1, db: db, table: "ATRANSACTION")
-        try db.execute(sql: """
-            INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) \
-            VALUES (?, ?, 1, ?, ?, ?, ?, ?)
-            """, arguments: [transaction, Self.historyTransactionEntity, ids[0], ids[1], ids[2], ids[3],
-                             Date().timeIntervalSinceReferenceDate])
+        let transaction = try Self.insertHistoryTransaction(author: changes.transactionAuthor, contextName: changes.contextName, db: db)
         let count = changes.inserted.count + changes.updated.count + changes.deleted.count
-        var next = try reserveHistoryKeys(Self.historyChangeEntity, count: count, db: db, table: "ACHANGE")
+        var next = try Self.reserveHistoryKeys(Self.historyChangeEntity, count: count, db: db, table: "ACHANGE")
         let tombstoneSlots = historyTombstoneCount
         let tombstoneColumns = (0..<tombstoneSlots).map { ", ZTOMBSTONE\($0)" }.joined()
         let insert = try db.cachedStatement(sql: """
@@ -147,20 +152,34 @@ extension SQLiteStore {
         return result
     }
 
+    /// Inserts a transaction row, now, by this process; returns its `Z_PK`.
+    static func insertHistoryTransaction(author: String?, contextName: String?, db: Database) throws -> Int64 {
+        let process = ProcessInfo.processInfo.processName
+        let bundle = Bundle.main.bundleIdentifier ?? process
+        let ids = try [author, bundle, contextName, process].map { name in try name.map { try internHistoryString($0, db: db) } }
+        let transaction = try reserveHistoryKeys(historyTransactionEntity, count: 1, db: db, table: "ATRANSACTION")
+        try db.execute(sql: """
+            INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) \
+            VALUES (?, ?, 1, ?, ?, ?, ?, ?)
+            """, arguments: [transaction, historyTransactionEntity, ids[0], ids[1], ids[2], ids[3],
+                             Date().timeIntervalSinceReferenceDate])
+        return transaction
+    }
+
     /// The `Z_PK` of `name` in `ATRANSACTIONSTRING`, inserting it when new.
-    private func internHistoryString(_ name: String, db: Database) throws -> Int64 {
+    private static func internHistoryString(_ name: String, db: Database) throws -> Int64 {
         if let existing = try Int64.fetchOne(db, sql: "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", arguments: [name]) {
             return existing
         }
-        let key = try reserveHistoryKeys(Self.historyStringEntity, count: 1, db: db, table: "ATRANSACTIONSTRING")
+        let key = try reserveHistoryKeys(historyStringEntity, count: 1, db: db, table: "ATRANSACTIONSTRING")
         try db.execute(sql: "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, 1, ?)",
-                       arguments: [key, Self.historyStringEntity, name])
+                       arguments: [key, historyStringEntity, name])
         return key
     }
 
     /// Reserves `count` primary keys of a history entity; returns the first. Keys start past
     /// both `Z_MAX` and the table's largest `Z_PK`, in case another writer left them apart.
-    private func reserveHistoryKeys(_ entity: Int64, count: Int, db: Database, table: String) throws -> Int64 {
+    static func reserveHistoryKeys(_ entity: Int64, count: Int, db: Database, table: String) throws -> Int64 {
         let last = try Int64.fetchOne(db, sql: """
             SELECT MAX(COALESCE((SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?), 0), COALESCE((SELECT MAX(Z_PK) FROM \(table)), 0))
             """, arguments: [entity]) ?? 0

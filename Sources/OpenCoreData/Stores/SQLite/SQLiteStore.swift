@@ -414,6 +414,11 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Whether the store was opened with `NSPersistentHistoryTrackingKey` (`true`, or Apple's
     /// dictionary of sub-options, which are not read).
     open override var recordsPersistentHistory: Bool {
+        Self.tracksHistory(options)
+    }
+
+    /// Whether `options` turn persistent history on.
+    static func tracksHistory(_ options: [AnyHashable: Any]?) -> Bool {
         guard let value = options?[NSPersistentHistoryTrackingKey] else { return false }
         return storeOptionBool(options, NSPersistentHistoryTrackingKey) ?? !(value is NSNull)
     }

@@ -28,8 +28,10 @@ import Darwin
 ///
 /// Differs from Apple: `Z_MODELCACHE` is emptied rather than rewritten (we don't write Apple's
 /// archived model; the cache is optional), and Apple's triggers on migrated tables (derived
-/// attributes, persistent history) are dropped with the tables. Persistent-history and
-/// CloudKit tables (entities above 15000) are left as they are.
+/// attributes, persistent history) are dropped with the tables. Persistent history is carried
+/// over to the destination's entity numbers and columns, and the migration recorded as a
+/// transaction (`SQLiteLightweightMigration+History.swift`); CloudKit tables (entities above
+/// 15000) are left as they are.
 extension SQLiteStore {
     /// Migrates the SQLite store at `url`, written with `sourceModel`, to `destinationModel`
     /// following `mapping`, in place; `.notApplicable` (store untouched) when the mapping is not
@@ -74,7 +76,8 @@ extension SQLiteStore {
                     try db.execute(sql: "PRAGMA legacy_alter_table = ON")
                     try db.inTransaction(.immediate) {
                         result = try migrate(db, configurationName: configurationName, sourceModel: sourceModel,
-                                             destinationModel: destinationModel, view: view, progress: progress, afterStep: afterStep)
+                                             destinationModel: destinationModel, view: view, recordsHistory: tracksHistory(options),
+                                             progress: progress, afterStep: afterStep)
                         return result == .migrated ? .commit : .rollback
                     }
                 }
@@ -96,7 +99,7 @@ extension SQLiteStore {
 
     /// The planned migration run on `db`, inside the caller's transaction.
     private static func migrate(_ db: Database, configurationName: String?, sourceModel: NSManagedObjectModel,
-                                destinationModel: NSManagedObjectModel, view: SQLiteLightweightMappingView,
+                                destinationModel: NSManagedObjectModel, view: SQLiteLightweightMappingView, recordsHistory: Bool,
                                 progress: Progress?, afterStep: ((String) throws -> Void)?) throws -> SQLiteInPlaceMigrationResult {
         guard let metadata = try readMetadata(db) else {
             throw PersistentStoreErrors.make(NSFileReadCorruptFileError, "The file is not a Core Data SQLite store (it has no tables).")
@@ -109,12 +112,15 @@ extension SQLiteStore {
         case .failure(let reason): return .notApplicable(reason)
         }
         let steps = plan.steps()
-        progress?.totalUnitCount = Int64(steps.count + 1)
+        progress?.totalUnitCount = Int64(steps.count + 2)
         for step in steps {
             try step.run(db)
             try afterStep?(step.name)
             progress?.completedUnitCount += 1
         }
+        try plan.migrateHistory(db, recording: recordsHistory)
+        try afterStep?("history")
+        progress?.completedUnitCount += 1
         try db.execute(sql: "DELETE FROM \(SQLiteSchema.modelCacheTable)")
         try writeMetadata(migratedMetadata(metadata, destinationModel: destinationModel, configurationName: configurationName), to: db)
         try afterStep?("metadata")
