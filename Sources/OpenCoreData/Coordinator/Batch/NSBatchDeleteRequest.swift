@@ -19,9 +19,9 @@ public enum NSBatchDeleteRequestResultType: UInt, Sendable {
 ///
 /// Differs from Apple: every store type runs batch deletes (Apple's only SQLite), and with
 /// ``NSBatchDeleteRequestResultType/resultTypeObjectIDs`` or a count, objects deleted by a
-/// cascade are reported too, so that merging the IDs leaves no context holding them; derived
-/// attributes that counted the deleted objects (`posts.@count`) are not recomputed until their
-/// objects are saved again (Apple's triggers recompute them).
+/// cascade are reported too, so that merging the IDs leaves no context holding them. Derived
+/// attributes that counted the deleted objects (`posts.@count`) are recomputed in a save right
+/// after the delete, where Apple's triggers recompute them in the delete's own transaction.
 open class NSBatchDeleteRequest: NSPersistentStoreRequest {
     /// The fetch whose matches are deleted.
     public let fetchRequest: NSFetchRequest<NSFetchRequestResult>
