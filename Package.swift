@@ -117,6 +117,20 @@ targets.append(.executableTarget(
     path: "Benchmarks/CoreDataBench"
 ))
 
+// The PostgreSQL store (issue 16): its own library, so that SQLite-only users do not build the
+// PostgreSQL client. Its tests start a throwaway server (`initdb` + `postgres`) themselves.
+products.append(.library(name: "OpenCoreDataPostgres", targets: ["OpenCoreDataPostgres"]))
+targets.append(.target(
+    name: "OpenCoreDataPostgres",
+    dependencies: ["OpenCoreData", .product(name: "PostgresNIO", package: "postgres-nio")],
+    path: "Sources/OpenCoreDataPostgres"
+))
+targets.append(.testTarget(
+    name: "OpenCoreDataPostgresTests",
+    dependencies: ["OpenCoreDataPostgres", "OpenCoreData", .product(name: "PostgresNIO", package: "postgres-nio")],
+    path: "Tests/OpenCoreDataPostgresTests"
+))
+
 if !isApplePlatform {
     products.append(.library(name: "CoreData", targets: ["CoreData"]))
     targets.append(.target(name: "CoreData", dependencies: ["OpenCoreData"], path: "Sources/CoreData"))
@@ -133,6 +147,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: targets
 )
