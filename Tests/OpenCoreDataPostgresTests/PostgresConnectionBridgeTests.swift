@@ -36,7 +36,7 @@ struct PostgresConnectionBridgeTests {
     @Test func threadsShareThePool() throws {
         let bridge = try bridge()
         defer { bridge.close() }
-        let results = ResultList()
+        let results = LockedList<Int64>()
         DispatchQueue.concurrentPerform(iterations: 8) { index in
             let value = try? bridge.wait { client in
                 var found: Int64 = -1
@@ -45,7 +45,7 @@ struct PostgresConnectionBridgeTests {
             }
             results.append(value ?? -1)
         }
-        #expect(results.sorted == Array(0..<8))
+        #expect(results.sorted(by: <) == Array(0..<8))
     }
 
     /// Eight tasks block Swift's cooperative pool (as wide as the machine has cores) in
@@ -68,13 +68,4 @@ struct PostgresConnectionBridgeTests {
         }
         #expect(values.sorted() == Array(0..<8))
     }
-}
-
-/// Values appended from several threads.
-// @unchecked Sendable: `values` is only touched under `lock`.
-final class ResultList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Int64] = []
-    func append(_ value: Int64) { lock.withLock { values.append(value) } }
-    var sorted: [Int64] { lock.withLock { values.sorted() } }
 }
