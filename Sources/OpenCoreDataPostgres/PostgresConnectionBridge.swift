@@ -26,14 +26,36 @@ public final class PostgresConnectionBridge: Sendable {
 
     /// The pool every call leases its connection from.
     public let client: PostgresClient
-    private let executor = BridgeExecutor()
+    /// Where the server is.
+    public let location: PostgresStoreLocation
+    private let logger: Logger
+    fileprivate let executor = BridgeExecutor()
     private let runner: Task<Void, Never>
 
     /// A bridge to the server at `location`, with a pool of its own.
     public init(location: PostgresStoreLocation, logger: Logger = Logger(label: "OpenCoreData.PostgreSQL")) {
         let client = PostgresClient(configuration: location.clientConfiguration, eventLoopGroup: Self.eventLoopGroup, backgroundLogger: logger)
         self.client = client
+        self.location = location
+        self.logger = logger
         runner = Task(executorPreference: executor) { await client.run() }
+    }
+
+    /// Connects once, directly, and closes the connection: a wrong host, socket, database, user
+    /// or password fails here at once with `NSPersistentStoreOpenError` (134080) and the
+    /// server's reason, where the pool would retry for a minute before giving up.
+    public func checkServer() throws {
+        do {
+            let connection = try PostgresConnection.connect(on: Self.eventLoopGroup.next(), configuration: try location.connectionConfiguration(),
+                                                            id: 0, logger: logger).wait()
+            try? connection.close().wait()
+        } catch {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreOpenError, userInfo: [
+                NSLocalizedDescriptionKey: "Could not connect to the PostgreSQL server for database '\(location.database)' as '\(location.username)': "
+                    + String(reflecting: error),
+                NSUnderlyingErrorKey: error,
+            ])
+        }
     }
 
     deinit {
@@ -57,14 +79,27 @@ public final class PostgresConnectionBridge: Sendable {
                     + "context's queue (perform, performAndWait).",
             ])
         }
-        let outcome = Outcome<T>()
+        let outcome = LockedValue<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task(executorPreference: executor) { [client] in
             do { outcome.set(.success(try await body(client))) } catch { outcome.set(.failure(error)) }
             done.signal()
         }
         done.wait()
-        return try outcome.get()
+        guard let result = outcome.get() else {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreOperationError, userInfo: [
+                NSLocalizedDescriptionKey: "A PostgreSQL call ended without a result.",
+            ])
+        }
+        return try result.get()
+    }
+}
+
+extension PostgresConnectionBridge {
+    /// Starts `body` as a long-running task on the bridge's executor (a listener), not waiting
+    /// for it; cancel the task to stop it.
+    func start(_ body: @escaping @Sendable (PostgresClient) async -> Void) -> Task<Void, Never> {
+        Task(executorPreference: executor) { [client] in await body(client) }
     }
 }
 
@@ -77,25 +112,5 @@ private final class BridgeExecutor: TaskExecutor {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
         queue.async { job.runSynchronously(on: executor) }
-    }
-}
-
-/// The result a bridged task hands to the waiting thread.
-// @unchecked Sendable: `result` is only touched under `lock`.
-private final class Outcome<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<T, any Error>?
-
-    func set(_ value: Result<T, any Error>) {
-        lock.withLock { result = value }
-    }
-
-    func get() throws -> T {
-        guard let result = lock.withLock({ result }) else {
-            throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreOperationError, userInfo: [
-                NSLocalizedDescriptionKey: "A PostgreSQL call ended without a result.",
-            ])
-        }
-        return try result.get()
     }
 }

@@ -104,6 +104,21 @@ public struct PostgresStoreLocation: Sendable, Equatable {
         }
     }
 
+    /// postgres-nio's configuration of one connection to this location (no pool).
+    public func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        switch endpoint {
+        case .unixSocket(let path):
+            return PostgresConnection.Configuration(unixSocketPath: path, username: username, password: password, database: database)
+        case .tcp(let host, let port):
+            let tls: PostgresConnection.Configuration.TLS = switch tlsMode {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            return PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+        }
+    }
+
     /// `url` without its password, for messages.
     static func redacted(_ url: URL) -> URL {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else { return url }

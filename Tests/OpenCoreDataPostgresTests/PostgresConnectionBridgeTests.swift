@@ -33,6 +33,17 @@ struct PostgresConnectionBridgeTests {
         #expect(error?.serverInfo?[.sqlState] == "42P01")
     }
 
+    @Test func checkingTheServerFailsAtOnceWithItsReason() throws {
+        let server = try PostgresTestServer.server()
+        try bridge().checkServer()
+        let url = try #require(URL(string: "postgres://postgres@:\(PostgresTestServer.port)/no_such_database?host=\(server.socketFolder)"))
+        let missing = PostgresConnectionBridge(location: try PostgresStoreLocation(url: url))
+        defer { missing.close() }
+        let error = #expect(throws: NSError.self) { try missing.checkServer() }
+        #expect(error?.code == NSPersistentStoreOpenError)
+        #expect(error?.localizedDescription.contains("no_such_database") == true, "\(error?.localizedDescription ?? "")")
+    }
+
     @Test func threadsShareThePool() throws {
         let bridge = try bridge()
         defer { bridge.close() }
