@@ -25,13 +25,16 @@ public struct PostgresPrimaryKeyTable: Sendable {
     /// `"schema"."Z_PRIMARYKEY"`.
     var qualifiedName: String { "\"\(schema)\".\"Z_PRIMARYKEY\"" }
 
+    /// `CREATE TABLE IF NOT EXISTS` of the table (its schema must exist).
+    var createStatement: String {
+        "CREATE TABLE IF NOT EXISTS \(qualifiedName) (\"Z_ENT\" INTEGER PRIMARY KEY, \"Z_NAME\" VARCHAR, "
+            + "\"Z_SUPER\" INTEGER NOT NULL DEFAULT 0, \"Z_MAX\" BIGINT NOT NULL DEFAULT 0)"
+    }
+
     /// Creates the schema and the table where missing.
     public func create(on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""), logger: logger)
-        try await connection.query(PostgresQuery(unsafeSQL: """
-            CREATE TABLE IF NOT EXISTS \(qualifiedName) ("Z_ENT" INTEGER PRIMARY KEY, "Z_NAME" VARCHAR, \
-            "Z_SUPER" INTEGER NOT NULL DEFAULT 0, "Z_MAX" BIGINT NOT NULL DEFAULT 0)
-            """), logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: createStatement), logger: logger)
     }
 
     /// Adds the row of each entity that has none (`number`, `name`, superentity's number, 0 for

@@ -2,7 +2,7 @@
 ///
 /// The SQLite spelling of each class is what Apple's stores declare (`INTEGER`, `DECIMAL`,
 /// `FLOAT`, `TIMESTAMP`, `VARCHAR`, `BLOB`); other dialects spell them their own way.
-enum SQLColumnType: String, Sendable, Hashable, CaseIterable {
+package enum SQLColumnType: String, Sendable, Hashable, CaseIterable {
     /// Integers of every width, Booleans (0/1), primary and foreign keys, `Z_FOK_` orders.
     case integer
     /// Decimal attributes, held as REAL.

@@ -4,7 +4,7 @@ extension SQLiteSchema {
     /// The schema of the entities a store of `model` holds for `configurationName` (all entities
     /// for `nil` or the default configuration), numbered by `numbering` (entity name → `Z_ENT`,
     /// a store's own numbering) or else by Apple's rule.
-    init(model: NSManagedObjectModel, configurationName: String? = nil, numbering: [String: Int64]? = nil) {
+    package init(model: NSManagedObjectModel, configurationName: String? = nil, numbering: [String: Int64]? = nil) {
         self.init(entities: model.entities(forConfigurationName: configurationName) ?? model.entities, numbering: numbering)
     }
 

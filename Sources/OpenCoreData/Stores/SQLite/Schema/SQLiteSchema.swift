@@ -35,19 +35,19 @@ import Foundation
 /// - **Indexes:** `<TABLE>_Z_ENT_INDEX` with subentities, `<TABLE>_Z<REL>_INDEX` per to-one key,
 ///   `Z_<Entity>_UNIQUE_<a>_<b>` per uniqueness constraint and `Z_<Entity>_<name>` per fetch
 ///   index, on `(<column> COLLATE BINARY ASC, …)`.
-struct SQLiteSchema: Sendable {
+package struct SQLiteSchema: Sendable {
     /// Every entity, in `Z_ENT` order.
-    let entities: [SQLEntityMapping]
+    package let entities: [SQLEntityMapping]
     /// The root tables, in root-entity order.
-    let tables: [SQLTableMapping]
+    package let tables: [SQLTableMapping]
     /// The many-to-many join tables.
-    let joinTables: [SQLJoinTableMapping]
+    package let joinTables: [SQLJoinTableMapping]
 
     let entityIndexByName: [String: Int]
     let entityIndexByNumber: [Int64: Int]
 
     /// A schema of these parts (indexes by name and number computed).
-    init(entities: [SQLEntityMapping], tables: [SQLTableMapping], joinTables: [SQLJoinTableMapping]) {
+    package init(entities: [SQLEntityMapping], tables: [SQLTableMapping], joinTables: [SQLJoinTableMapping]) {
         self.entities = entities
         self.tables = tables
         self.joinTables = joinTables
@@ -56,23 +56,23 @@ struct SQLiteSchema: Sendable {
     }
 
     /// The entity with `name`.
-    func entity(named name: String) -> SQLEntityMapping? {
+    package func entity(named name: String) -> SQLEntityMapping? {
         entityIndexByName[name].map { entities[$0] }
     }
 
     /// The entity numbered `number` (`Z_ENT`).
-    func entity(number: Int64) -> SQLEntityMapping? {
+    package func entity(number: Int64) -> SQLEntityMapping? {
         entityIndexByNumber[number].map { entities[$0] }
     }
 
     /// The table that holds the rows of the entity with `name` (its root's table).
-    func table(forEntityNamed name: String) -> SQLTableMapping? {
+    package func table(forEntityNamed name: String) -> SQLTableMapping? {
         guard let entity = entity(named: name) else { return nil }
         return tables.first { $0.name == entity.tableName }
     }
 
     /// The join table of a many-to-many relationship (either side).
-    func joinTable(forRelationship relationship: String, ofEntity entity: String) -> SQLJoinTableMapping? {
+    package func joinTable(forRelationship relationship: String, ofEntity entity: String) -> SQLJoinTableMapping? {
         guard let mapping = self.entity(named: entity)?.toMany[relationship],
               case .joinTable(let name, _, _, _) = mapping else { return nil }
         return joinTables.first { $0.name == name }
@@ -80,60 +80,60 @@ struct SQLiteSchema: Sendable {
 }
 
 /// One entity: its number, table and the columns of its properties (inherited ones included).
-struct SQLEntityMapping: Sendable, Hashable {
+package struct SQLEntityMapping: Sendable, Hashable {
     /// The entity's name (`Z_NAME`).
-    let name: String
+    package let name: String
     /// `Z_ENT`.
-    let number: Int64
+    package let number: Int64
     /// `Z_SUPER`: the superentity's number, 0 for a root entity.
-    let superNumber: Int64
+    package let superNumber: Int64
     /// The root entity's name.
-    let rootName: String
+    package let rootName: String
     /// The root entity's number, whose `Z_PRIMARYKEY` row allocates primary keys.
-    let rootNumber: Int64
+    package let rootNumber: Int64
     /// The root table's name.
-    let tableName: String
+    package let tableName: String
     /// This entity's number and its descendants' (for `Z_ENT IN (…)`).
-    let kindNumbers: [Int64]
+    package let kindNumbers: [Int64]
     /// The column of each persistent attribute (inherited included), by attribute name.
-    let attributes: [String: SQLAttributeColumn]
+    package let attributes: [String: SQLAttributeColumn]
     /// The columns of each persistent to-one relationship (inherited included).
-    let toOne: [String: SQLForeignKey]
+    package let toOne: [String: SQLForeignKey]
     /// How each persistent to-many relationship (inherited included) is stored.
-    let toMany: [String: SQLToManyMapping]
+    package let toMany: [String: SQLToManyMapping]
 
     /// Whether rows of this entity share the table with other entities.
-    var isRoot: Bool { superNumber == 0 }
+    package var isRoot: Bool { superNumber == 0 }
 }
 
 /// The column of one attribute.
-struct SQLAttributeColumn: Sendable, Hashable {
-    let attributeName: String
-    let column: String
-    let type: SQLColumnType
-    let attributeType: NSAttributeType
+package struct SQLAttributeColumn: Sendable, Hashable {
+    package let attributeName: String
+    package let column: String
+    package let type: SQLColumnType
+    package let attributeType: NSAttributeType
     /// The value transformer of a transformable attribute.
-    var valueTransformerName: String? = nil
+    package var valueTransformerName: String? = nil
     /// Whether the attribute allows external binary data storage: its blobs carry Apple's
     /// one-byte marker (``SQLiteValueCoding/ExternalData``).
-    var storesExternally = false
+    package var storesExternally = false
 }
 
 /// The columns of one to-one relationship.
-struct SQLForeignKey: Sendable, Hashable {
-    let relationshipName: String
+package struct SQLForeignKey: Sendable, Hashable {
+    package let relationshipName: String
     /// `Z<REL>`: the destination's `Z_PK`.
-    let column: String
+    package let column: String
     /// `Z<n>_<REL>`: the destination's `Z_ENT`, when the destination has subentities.
-    let entityColumn: String?
+    package let entityColumn: String?
     /// `Z_FOK_<REL>`: this row's position in the inverse ordered to-many.
-    let orderColumn: String?
+    package let orderColumn: String?
     /// The destination entity's name.
-    let destinationName: String
+    package let destinationName: String
 }
 
 /// How a to-many relationship is stored.
-enum SQLToManyMapping: Sendable, Hashable {
+package enum SQLToManyMapping: Sendable, Hashable {
     /// Through the inverse to-one key on the destination's table: `table.column` holds the
     /// source's `Z_PK`, `orderColumn` the position when ordered.
     case inverseForeignKey(table: String, column: String, orderColumn: String?, destinationName: String)
@@ -147,55 +147,55 @@ enum SQLToManyMapping: Sendable, Hashable {
 }
 
 /// A root table: its columns in Apple's order and its indexes.
-struct SQLTableMapping: Sendable, Hashable {
-    let name: String
-    let rootEntityName: String
+package struct SQLTableMapping: Sendable, Hashable {
+    package let name: String
+    package let rootEntityName: String
     /// Every column after `Z_PK`, `Z_ENT`, `Z_OPT`, in declaration order.
-    let columns: [SQLColumnDefinition]
-    let indexes: [SQLIndexDefinition]
+    package let columns: [SQLColumnDefinition]
+    package let indexes: [SQLIndexDefinition]
 }
 
 /// A column of a table.
-struct SQLColumnDefinition: Sendable, Hashable {
-    let name: String
-    let type: SQLColumnType
+package struct SQLColumnDefinition: Sendable, Hashable {
+    package let name: String
+    package let type: SQLColumnType
 }
 
 /// An index of a table.
-struct SQLIndexDefinition: Sendable, Hashable {
-    let name: String
-    let table: String
+package struct SQLIndexDefinition: Sendable, Hashable {
+    package let name: String
+    package let table: String
     /// Column terms as written (`ZOWNER`, or `ZNUMBERPLATE COLLATE BINARY ASC`).
-    let terms: [String]
-    let isUnique: Bool
+    package let terms: [String]
+    package let isUnique: Bool
 }
 
 /// A many-to-many join table.
-struct SQLJoinTableMapping: Sendable, Hashable {
-    let name: String
+package struct SQLJoinTableMapping: Sendable, Hashable {
+    package let name: String
     /// The two key columns, primary key in this order.
-    let firstColumn: String
-    let secondColumn: String
+    package let firstColumn: String
+    package let secondColumn: String
     /// Whether each side is ordered (`Z_FOK_` + the key column without `Z_`).
-    var firstIsOrdered = false
-    var secondIsOrdered = false
+    package var firstIsOrdered = false
+    package var secondIsOrdered = false
     /// The name after the other side of the relationship (`Z_<n><INVERSE>`), under which Apple
     /// may have written it (seen for self-referencing many-to-many relationships).
-    var alternativeName: String? = nil
+    package var alternativeName: String? = nil
     /// The key column names before a counter made them unique (`Z_17USERS` for `Z_17USERS1`).
-    var firstBaseName: String? = nil
-    var secondBaseName: String? = nil
+    package var firstBaseName: String? = nil
+    package var secondBaseName: String? = nil
 
     /// Order columns (`Z_FOK_<column>`), for ordered sides: the second side's first.
-    var orderColumns: [String] {
+    package var orderColumns: [String] {
         (secondIsOrdered ? [Self.orderColumn(of: secondColumn)] : []) + (firstIsOrdered ? [Self.orderColumn(of: firstColumn)] : [])
     }
 
     /// `Z_FOK_4ITEMS` for `Z_4ITEMS`.
-    static func orderColumn(of keyColumn: String) -> String { "Z_FOK_" + keyColumn.dropFirst(2) }
+    package static func orderColumn(of keyColumn: String) -> String { "Z_FOK_" + keyColumn.dropFirst(2) }
 
     /// The reverse index `<TABLE>_<second>_INDEX` on `(second, first)`.
-    var reverseIndex: SQLIndexDefinition {
+    package var reverseIndex: SQLIndexDefinition {
         SQLIndexDefinition(name: "\(name)_\(secondColumn)_INDEX", table: name, terms: [secondColumn, firstColumn], isUnique: false)
     }
 }
