@@ -49,13 +49,20 @@ struct DerivedAttributeTests {
         #expect(try s.storedObject("Tag", "name == 'Crème Brûlée'")?["postCount"] as? Int64 == 2)
     }
 
-    @Test(arguments: StoreTypesUnderTest.all)
-    func aValueReadThroughAToOneFollowsTheDestination(storeType: String) throws {
-        let s = try Self.scenario(storeType)
+    /// Saves the author "Ann" with the book "b"; returns the author.
+    @discardableResult
+    static func authorWithBook(_ s: CatalogScenario) throws -> NSManagedObject {
         let author = s.insert("Author", ["name": "Ann"])
         let book = s.insert("Book", ["title": "b"])
         s.context.performAndWait { book.setValue(author, forKey: "author") }
         try s.save()
+        return author
+    }
+
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aValueReadThroughAToOneFollowsTheDestination(storeType: String) throws {
+        let s = try Self.scenario(storeType)
+        let author = try Self.authorWithBook(s)
         #expect(try s.storedObject("Book", "title == 'b'")?["authorName"] as? String == "Ann")
         // Renaming the author alone rewrites the book's derived value.
         s.context.performAndWait { author.setValue("Anne", forKey: "name") }
@@ -75,10 +82,7 @@ struct DerivedAttributeTests {
     @Test(arguments: StoreTypesUnderTest.all)
     func batchRequestsRecomputeWhatTheirRowsDerive(storeType: String) throws {
         let s = try Self.scenario(storeType)
-        let author = s.insert("Author", ["name": "Ann"])
-        let book = s.insert("Book", ["title": "b"])
-        s.context.performAndWait { book.setValue(author, forKey: "author") }
-        try s.save()
+        try Self.authorWithBook(s)
 
         // A batch insert computes its rows' own derivations.
         let insert = NSBatchInsertRequest(entityName: "Tag", objects: [["name": "Über"], ["name": "ÉTÉ"]])
