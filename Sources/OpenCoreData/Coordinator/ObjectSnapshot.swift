@@ -57,7 +57,7 @@ public struct ObjectSnapshot: @unchecked Sendable {
     public var values: [String: Any] {
         get {
             var result = extras
-            for slot in 0..<layout.count { if let value = slots[slot] { result[layout.properties[slot].name] = value } }
+            for slot in 0..<layout.count { if let value = slots[slot].any { result[layout.properties[slot].name] = value } }
             return result
         }
         set {
@@ -71,11 +71,11 @@ public struct ObjectSnapshot: @unchecked Sendable {
     /// named `key`; nil when it has none.
     public subscript(key: String) -> Any? {
         get {
-            if let slot = layout.slot(forKey: key) { return slots[slot] }
+            if let slot = layout.slot(forKey: key) { return slots[slot].any }
             return extras[key]
         }
         set {
-            if let slot = layout.slot(forKey: key) { slots[slot] = newValue } else { extras[key] = newValue }
+            if let slot = layout.slot(forKey: key) { slots[slot] = SlotValue(newValue) } else { extras[key] = newValue }
         }
     }
 

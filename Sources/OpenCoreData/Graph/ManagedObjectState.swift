@@ -56,7 +56,7 @@ final class ManagedObjectState {
             return true
         }
         return values.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices { if case .some = buffer[index] { return false } }
+            for index in buffer.indices where !buffer[index].isNone { return false }
             return true
         }
     }
@@ -66,7 +66,7 @@ final class ManagedObjectState {
     func relayout(to newLayout: EntityLayout) {
         var moved = newLayout.emptyValues
         for slot in 0..<layout.count {
-            if let value = values[slot], let target = newLayout.slot(forKey: layout.properties[slot].name) { moved[target] = value }
+            if !values[slot].isNone, let target = newLayout.slot(forKey: layout.properties[slot].name) { moved[target] = values[slot] }
         }
         eventChanges = eventChanges.compactMap { change in
             newLayout.slot(forKey: layout.properties[change.slot].name).map { EventChange(slot: $0, old: change.old) }
@@ -81,5 +81,5 @@ final class ManagedObjectState {
 /// One slot's value before the current event first changed it.
 struct EventChange {
     let slot: Int
-    let old: Any?
+    let old: SlotValue
 }

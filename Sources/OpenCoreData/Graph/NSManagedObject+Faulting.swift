@@ -43,10 +43,10 @@ extension NSManagedObject {
             for slot in layout.relationshipSlots where !layout.isTransient[slot] {
                 if layout.kinds[slot] == .toMany {
                     state.values[slot] = snapshot.toMany[layout.properties[slot].name].map { ids in
-                        ObjectList(ids.map { context.object(with: $0) })
-                    }
-                } else if let id = snapshot.slots[slot] as? NSManagedObjectID {
-                    state.values[slot] = context.object(with: id)
+                        .other(ObjectList(ids.map { context.object(with: $0) }))
+                    } ?? .none
+                } else if let id = snapshot.slots[slot].any as? NSManagedObjectID {
+                    state.values[slot] = .other(context.object(with: id))
                 }
             }
         }
@@ -92,16 +92,16 @@ extension NSManagedObject {
         let layout = self.layout
         var snapshot = ObjectSnapshot(objectID: objectID, layout: layout, slots: state?.values ?? layout.emptyValues,
                                       version: committedSnapshot?.version ?? 0)
-        for slot in layout.transientSlots where snapshot.slots[slot] != nil { snapshot.slots[slot] = nil }
+        for slot in layout.transientSlots where !snapshot.slots[slot].isNone { snapshot.slots[slot] = .none }
         for slot in layout.relationshipSlots where !layout.isTransient[slot] {
             if layout.kinds[slot] == .toMany {
-                if snapshot.slots[slot] != nil { snapshot.slots[slot] = nil }
+                if !snapshot.slots[slot].isNone { snapshot.slots[slot] = .none }
                 let name = layout.properties[slot].name
                 // A relationship fault is unchanged: the store keeps what it has.
                 guard !isToManyFault(name) else { continue }
                 snapshot.toMany[name] = toManyList(at: slot).objects.map(\.objectID)
-            } else if let destination = snapshot.slots[slot] as? NSManagedObject {
-                snapshot.slots[slot] = destination.objectID
+            } else if let destination = snapshot.slots[slot].any as? NSManagedObject {
+                snapshot.slots[slot] = .other(destination.objectID)
             }
         }
         return snapshot

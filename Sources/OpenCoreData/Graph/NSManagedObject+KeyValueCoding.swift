@@ -158,11 +158,12 @@ extension NSManagedObject: KeyValueCoding {
     /// Reads the value in `slot` without access hooks, firing the fault for persistent properties.
     @inline(__always)
     func read(slot: Int) -> Any? {
-        if !layout.isTransient[slot] { fireFaultIfNeeded() }
-        let layout = self.layout
+        if state?.isFault ?? true, !layout.isTransient[slot] { fireFaultIfNeeded() }
+        // The state exists once the fault fired (or the object is new): read its layout once.
+        let layout = state?.layout ?? self.layout
         switch layout.kinds[slot] {
         case .attribute:
-            return storedValue(at: slot)
+            return state?.values[slot].any
         case .toOne:
             return storedValue(at: slot) as? NSManagedObject
         case .toMany:
@@ -219,9 +220,9 @@ extension NSManagedObject: KeyValueCoding {
         let layout = self.layout
         if !layout.isTransient[slot] {
             fireFaultIfNeeded()
-            if layout.kinds[slot] == .toMany, storedValue(at: slot) == nil { _ = fulfillToManyFault(layout.properties[slot].name) }
+            if layout.kinds[slot] == .toMany, slotValue(at: slot).isNone { _ = fulfillToManyFault(layout.properties[slot].name) }
         }
-        let old = storedValue(at: slot)
+        let old = slotValue(at: slot)
         putStoredValue(value, at: slot)
         managedObjectContext?.recordChange(of: self, slot: slot, key: layout.properties[slot].name, oldValue: old)
     }

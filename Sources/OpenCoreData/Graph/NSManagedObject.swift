@@ -17,11 +17,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// The entity of the object (its ID's entity).
     public var entity: NSEntityDescription { objectID.entity }
 
+    // The ID and the context are `@exclusivity(unchecked)`, as ``state`` is: they change only
+    // on the context's queue (insertion, a save's permanent IDs, reset), through short accesses
+    // that never overlap, and every access to the object reads them.
+
     /// The object's ID, temporary until the first save.
-    public internal(set) var objectID: NSManagedObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: NSManagedObjectID
 
     /// The context the object is registered in.
-    public internal(set) weak var managedObjectContext: NSManagedObjectContext?
+    @exclusivity(unchecked) public internal(set) weak var managedObjectContext: NSManagedObjectContext?
 
     // MARK: State kept for the context
 
@@ -75,11 +79,20 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// (`NSManagedObject`) or a to-many ``ObjectList`` (nil: empty, or a relationship fault:
     /// see ``isToManyFault(_:)``). No fault firing, no hooks.
     @inline(__always)
-    func storedValue(at slot: Int) -> Any? { state?.values[slot] }
+    func storedValue(at slot: Int) -> Any? { state?.values[slot].any }
+
+    /// ``storedValue(at:)`` as the slot holds it.
+    @inline(__always)
+    func slotValue(at slot: Int) -> SlotValue { state?.values[slot] ?? .none }
 
     /// Puts `value` in `slot` and marks the slot changed. No change recording (see
     /// ``setStoredValue(_:at:)``), no hooks.
     func putStoredValue(_ value: Any?, at slot: Int) {
+        putSlotValue(SlotValue(value), at: slot)
+    }
+
+    /// ``putStoredValue(_:at:)`` of a slot's value.
+    func putSlotValue(_ value: SlotValue, at slot: Int) {
         let state = ensuredState
         state.values[slot] = value
         state.changed.insert(slot)
@@ -218,7 +231,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     private func applyDefaultValues() {
         let state = ensuredState
         state.values = state.layout.defaultValues
-        for slot in state.layout.persistentAttributeSlots where state.values[slot] != nil { state.changed.insert(slot) }
+        for slot in state.layout.persistentAttributeSlots where !state.values[slot].isNone { state.changed.insert(slot) }
     }
 
     /// Sets the default value of each transient attribute that has one, as Core Data does when
@@ -226,7 +239,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     func applyTransientDefaultValues() {
         let layout = self.layout
         for slot in layout.transientSlots {
-            if let value = layout.defaultValues[slot] { putStoredValue(value, at: slot) }
+            if !layout.defaultValues[slot].isNone { putSlotValue(layout.defaultValues[slot], at: slot) }
         }
     }
 

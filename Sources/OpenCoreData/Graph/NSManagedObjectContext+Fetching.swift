@@ -173,14 +173,16 @@ extension NSManagedObjectContext {
     /// (two locks per fetch, not two per object).
     func register<T>(_ snapshots: [ObjectSnapshot], _ request: NSFetchRequest<T>) -> [NSManagedObject] {
         let objects = objects(with: snapshots.map(\.objectID))
+        let returnsFaults = request.returnsObjectsAsFaults, includesValues = request.includesPropertyValues
+        let refreshes = request.shouldRefreshRefetchedObjects
         return zip(snapshots, objects).map { snapshot, object in
             if object.faultFlag {
-                if request.returnsObjectsAsFaults {
-                    if request.includesPropertyValues { object.fetchedSnapshot = snapshot }
+                if returnsFaults {
+                    if includesValues { object.fetchedSnapshot = snapshot }
                 } else {
                     loadAndAwake(object, from: snapshot)
                 }
-            } else if request.shouldRefreshRefetchedObjects && !object.hasChanges {
+            } else if refreshes && !object.hasChanges {
                 recordingSuspended += 1
                 object.load(snapshot, in: self)
                 recordingSuspended -= 1

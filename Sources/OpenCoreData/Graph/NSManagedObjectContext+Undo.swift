@@ -62,7 +62,7 @@ extension NSManagedObjectContext {
     /// The first change of an object in an event looks it up in the lists (deleted, registered,
     /// inserted) and puts it among the updated objects; until one of the lists changes
     /// (``listEpoch``), further changes of that object skip the lookups.
-    func recordChange(of object: NSManagedObject, slot: Int, key: String, oldValue: Any?) {
+    func recordChange(of object: NSManagedObject, slot: Int, key: String, oldValue: SlotValue) {
         guard recordingSuspended == 0, let state = object.state else { return }
         let recorded = slot < 63 ? state.eventSlots.contains(slot) : state.eventChanges.contains { $0.slot == slot }
         if !recorded {
@@ -72,7 +72,10 @@ extension NSManagedObjectContext {
             }
             state.eventChanges.append(EventChange(slot: slot, old: oldValue))   // nil read as NSNull
         }
-        undoManager?.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue, forKey: key) }
+        if let undoManager {
+            let oldValue = oldValue.any
+            undoManager.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue, forKey: key) }
+        }
         if state.listedEpoch == listEpoch { return }
         guard !deletedList.contains(object), registry[object.objectID] === object else { return }
         // An object inserted in an earlier event and changed in this one is reported updated

@@ -122,7 +122,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// lock: freed objects leave it from any thread.
     let registry = ObjectRegistry()
     /// The ID of the fault ``object(with:)`` is creating, which `NSManagedObject.init` takes.
-    private var faultIDBeingCreated: NSManagedObjectID?
+    @exclusivity(unchecked) private var faultIDBeingCreated: NSManagedObjectID?
     @exclusivity(unchecked) var insertedList = ObjectList() { didSet { listEpoch &+= 1 } }
     @exclusivity(unchecked) var updatedList = ObjectList() { didSet { listEpoch &+= 1 } }
     @exclusivity(unchecked) var deletedList = ObjectList() { didSet { listEpoch &+= 1 } }

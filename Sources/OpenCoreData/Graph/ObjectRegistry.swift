@@ -27,11 +27,12 @@ import CSwiftRuntime
 /// faults. A fetch looks up and registers its objects with ``objects(for:)`` and
 /// ``register(_:)``, one lock for all of them.
 final class ObjectRegistry {
-    /// Guards ``entries`` and ``freedIDs``.
+    /// Guards ``entries`` and ``freedIDs`` (which are `@exclusivity(unchecked)`: the lock
+    /// already keeps accesses from overlapping).
     private let lock = NSLock()
-    private var entries: [Key: Unmanaged<NSManagedObject>] = [:]
+    @exclusivity(unchecked) private var entries: [Key: Unmanaged<NSManagedObject>] = [:]
     /// IDs of objects freed since the context last looked (see ``takeFreedIDs()``).
-    private var freedIDs: [NSManagedObjectID] = []
+    @exclusivity(unchecked) private var freedIDs: [NSManagedObjectID] = []
 
     /// An ID as a dictionary key: equal when the IDs are (same ``ObjectIDKey``).
     private struct Key: Hashable {

@@ -1,7 +1,7 @@
 /// Where each attribute and relationship of an entity lives in an object's values and in its
 /// snapshots: one slot per property, inherited properties first, computed once per entity.
 ///
-/// Objects and snapshots keep their values in a `ContiguousArray<Any?>` indexed by slot
+/// Objects and snapshots keep their values in a `ContiguousArray<SlotValue>` indexed by slot
 /// (``SlotValues``), so reading a property by key costs one lookup of the key here and an index,
 /// and a snapshot's buffer becomes an object's values without a copy (copy-on-write shares it
 /// until one of them writes). Fetched properties have no slot (their results are cached apart).
@@ -90,10 +90,10 @@ final class EntityLayout: @unchecked Sendable {
             table[index] = Int32(slot + 1)
         }
         self.slotTable = table
-        self.emptyValues = SlotValues(repeating: nil, count: properties.count)
-        self.defaultValues = SlotValues(properties.map { property -> Any? in
-            guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
-            return PropertyValueCoercion.stored(value, for: attribute)
+        self.emptyValues = SlotValues(repeating: .none, count: properties.count)
+        self.defaultValues = SlotValues(properties.map { property -> SlotValue in
+            guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return .none }
+            return SlotValue(some: PropertyValueCoercion.stored(value, for: attribute))
         })
     }
 
@@ -165,6 +165,14 @@ struct SlotRule {
         return !hasPredicates && hasExactType(value)
     }
 
+    /// ``accepts(_:)`` for a slot's value: an inline value's case names its type.
+    @inline(__always)
+    func accepts(_ value: SlotValue) -> Bool {
+        if case .none = value { return isOptional }
+        guard !hasPredicates, let exactType else { return false }
+        return value.inlineType == exactType
+    }
+
     /// Whether `value` has ``exactType``: the attribute keeps it unchanged and its type rules
     /// accept it (validation predicates aside).
     @inline(__always)
@@ -175,7 +183,7 @@ struct SlotRule {
 }
 
 /// The values of an object or a snapshot, indexed by its entity's ``EntityLayout`` slots.
-typealias SlotValues = ContiguousArray<Any?>
+typealias SlotValues = ContiguousArray<SlotValue>
 
 /// A set of slot numbers, as bits: which values an object changed since it was last loaded or
 /// saved. Slots past 63 share one "some later slot" bit, so the set may say more than changed,

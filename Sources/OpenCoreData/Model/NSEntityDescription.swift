@@ -36,7 +36,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     private let objectIDNameTokenCache = Atomic<UInt32>(0)
 
     /// The name of the class that represents the entity's objects. Defaults to `NSManagedObject`.
-    open var managedObjectClassName: String! = "NSManagedObject" { willSet { checkMutable() } }
+    @exclusivity(unchecked) open var managedObjectClassName: String! = "NSManagedObject" { willSet { checkMutable() } }
 
     /// Whether the entity is abstract (only its subentities have instances).
     open var isAbstract: Bool = false { willSet { checkMutable() } }

@@ -107,6 +107,74 @@ import Testing
         #expect(ValueComparison.sameTypeEqual(NSNumber(value: 1), NSNumber(value: 1)) == nil)
     }
 
+    /// A slot keeps each value in the case of its exact type and gives back what was stored:
+    /// the attribute types' values inline, anything else (an `Int`, an optional, an object)
+    /// as it was.
+    @Test func slotValuesKeepTheExactType() {
+        let date = Date(timeIntervalSinceReferenceDate: 3.25)
+        let inline: [Any] = [Int64(-1), Int32(2), Int16(3), 4.5, Float(5.5), true, date, "text"]
+        for value in inline {
+            let slot = SlotValue(value)
+            #expect(slot.inlineType == ObjectIdentifier(type(of: value)), "\(type(of: value))")
+            #expect(type(of: slot.any!) == type(of: value))
+            #expect(ValueComparison.isEqualConstant(slot.any, value))
+        }
+        let others: [Any] = [7, NSNumber(value: 7), Data([1]), Decimal(2), Optional<Int64>.some(1) as Any, NSObject()]
+        for value in others {
+            let slot = SlotValue(value)
+            guard case .other(let kept) = slot else {
+                Issue.record("\(type(of: value)) was not kept as given")
+                continue
+            }
+            #expect(type(of: kept) == type(of: value))
+            #expect(slot.inlineType == nil)
+        }
+        #expect(SlotValue(nil).isNone && SlotValue(nil).any == nil)
+        #expect(!SlotValue(Int64(0)).isNone)
+    }
+
+    /// Two slot values of one inline case compare directly; NaN and other cases are left to the
+    /// general comparison, as ``ValueComparison/sameTypeEqual(_:_:)`` leaves them.
+    @Test func slotValuesCompareWithinACase() {
+        #expect(SlotValue(Int64(1)).sameCaseEqual(SlotValue(Int64(1))) == true)
+        #expect(SlotValue(Int64(1)).sameCaseEqual(SlotValue(Int64(2))) == false)
+        #expect(SlotValue("a").sameCaseEqual(SlotValue("b")) == false)
+        #expect(SlotValue(nil).sameCaseEqual(SlotValue(nil)) == true)
+        #expect(SlotValue(Int64(1)).sameCaseEqual(SlotValue(Int32(1))) == nil)
+        #expect(SlotValue(Double.nan).sameCaseEqual(SlotValue(Double.nan)) == nil)
+        #expect(SlotValue(Float.nan).sameCaseEqual(SlotValue(Float(1))) == nil)
+        #expect(SlotValue(NSNumber(value: 1)).sameCaseEqual(SlotValue(NSNumber(value: 1))) == nil)
+    }
+
+    /// Setting a slot back to its committed value leaves the object unchanged, whatever the
+    /// value's case; a value of another type or NaN counts as a change.
+    @Test func changesAreJudgedBySlotValue() throws {
+        let entity = NSEntityDescription()
+        entity.name = "Reading"
+        entity.properties = [Self.attribute("count", .integer64AttributeType), Self.attribute("level", .doubleAttributeType),
+                             Self.attribute("label", .stringAttributeType), Self.attribute("blob", .binaryDataAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let reading = NSManagedObject(entity: entity, insertInto: context)
+        reading.setValue(Int64(4), forKey: "count")
+        reading.setValue(1.5, forKey: "level")
+        reading.setValue("x", forKey: "label")
+        reading.setValue(Data([9]), forKey: "blob")
+        try context.save()
+        reading.setValue(Int64(4), forKey: "count")
+        reading.setValue(1.5, forKey: "level")
+        reading.setValue("x", forKey: "label")
+        reading.setValue(Data([9]), forKey: "blob")
+        #expect(reading.changedValues().isEmpty)
+        reading.setValue(Double.nan, forKey: "level")
+        reading.setValue(Data([8]), forKey: "blob")
+        #expect(Set(reading.changedValues().keys) == ["level", "blob"])
+    }
+
     @Test func changedSlotsAreASupersetPast63() {
         let set = ChangedSlots([0, 5, 62])
         #expect(set.contains(0) && set.contains(5) && set.contains(62))

@@ -37,16 +37,17 @@ extension SQLiteRowLayout {
                 if bySlot && step.slot >= 0 {
                     let value = snapshot.slots[step.slot]
                     if step.readsInt64 {
-                        guard let value else {
+                        switch value {
+                        case .none:
                             values.append(.null)
                             continue
-                        }
-                        if let int = ValueComparison.exact(value, as: Int64.self) {
+                        case .int64(let int):
                             values.append(int.databaseValue)
                             continue
+                        default: break
                         }
                     }
-                    try append(value, of: fields[step.field], store: store, into: &values)
+                    try append(value.any, of: fields[step.field], store: store, into: &values)
                 } else {
                     try append(snapshot[fields[step.field].name], of: fields[step.field], store: store, into: &values)
                 }

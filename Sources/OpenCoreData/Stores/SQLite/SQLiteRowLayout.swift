@@ -141,20 +141,18 @@ final class SQLiteRowLayout: @unchecked Sendable {
         }
         let version = sqlite3_column_int64(statement, 2)
         if let cache, let cached = cache.snapshot(for: objectID, version: version) { return cached }
-        var slots = SlotValues(repeating: nil, count: rows.layout.count)
+        var slots = rows.layout.emptyValues
         var byName: [(name: String, value: Any)] = []
         try rows.steps.withUnsafeBufferPointer { steps in
             for step in steps {
                 let type = sqlite3_column_type(statement, step.column)
                 if type == SQLITE_NULL { continue }
-                let value: Any
-                if step.readsInt64 && type == SQLITE_INTEGER {
-                    value = sqlite3_column_int64(statement, step.column)
-                } else {
-                    guard let decoded = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store) else { continue }
-                    value = decoded
+                if step.readsInt64 && type == SQLITE_INTEGER, step.slot >= 0 {
+                    slots[step.slot] = .int64(sqlite3_column_int64(statement, step.column))
+                    continue
                 }
-                if step.slot >= 0 { slots[step.slot] = value } else { byName.append((rows.fields[step.field].name, value)) }
+                guard let value = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store) else { continue }
+                if step.slot >= 0 { slots[step.slot] = SlotValue(some: value) } else { byName.append((rows.fields[step.field].name, value)) }
             }
         }
         var snapshot = ObjectSnapshot(objectID: objectID, layout: rows.layout, slots: slots, version: version)

@@ -21,11 +21,13 @@ final class SQLiteRowCache: @unchecked Sendable {
         var readTime: TimeInterval
     }
 
+    /// Guards the entries and their order (`@exclusivity(unchecked)`: the lock already keeps
+    /// accesses from overlapping).
     private let lock = NSLock()
-    private var entries: [ObjectIDKey: Entry] = [:]
+    @exclusivity(unchecked) private var entries: [ObjectIDKey: Entry] = [:]
     /// Insertion order, oldest first from `head`; keys may be stale (removed or re-inserted).
-    private var order: [ObjectIDKey] = []
-    private var head = 0
+    @exclusivity(unchecked) private var order: [ObjectIDKey] = []
+    @exclusivity(unchecked) private var head = 0
     private(set) var hits = 0
     private(set) var misses = 0
 
