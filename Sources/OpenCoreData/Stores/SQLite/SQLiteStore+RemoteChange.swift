@@ -42,8 +42,12 @@ final class RemoteChangeWatcher: @unchecked Sendable {
     /// The polling interval.
     static let interval: DispatchTimeInterval = .milliseconds(100)
 
+    /// Starts polling. The version it compares with is read here, before this returns: a
+    /// commit another connection makes right after the store was added is noticed even when
+    /// the first poll runs late (the timer fires on a busy queue).
     func start() {
         queue.sync {
+            lastVersion = currentVersion()
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now(), repeating: Self.interval, leeway: .milliseconds(20))
             timer.setEventHandler { [weak self] in self?.poll() }
@@ -60,9 +64,14 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         }
     }
 
+    /// The store connection's `PRAGMA data_version`; nil when the store is gone or closed.
+    private func currentVersion() -> Int64? {
+        guard let database = store?.database else { return nil }
+        return try? database.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
+    }
+
     private func poll() {
-        guard let store, let database = store.database else { return }
-        guard let version = try? database.inDatabase({ db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }) else { return }
+        guard let store, let version = currentVersion() else { return }
         defer { lastVersion = version }
         guard let last = lastVersion, last != version, let coordinator else { return }
         var info: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier ?? ""]
