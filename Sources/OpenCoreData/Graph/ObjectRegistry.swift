@@ -22,35 +22,35 @@ import CSwiftRuntime
 /// and 90 MB when walking a million faults).
 ///
 /// Entries are keyed by the ID objects themselves, hashed and compared through their
-/// ``ObjectIDKey`` (no dynamic dispatch): 16 bytes a bucket, where keying by the 24-byte
-/// ``ObjectIDKey`` itself made the registry the largest structure of a walk through a million
-/// faults. A fetch looks up and registers its objects with ``objects(for:)`` and
-/// ``register(_:)``, one lock for all of them.
+/// ``ObjectIDKey`` (no dynamic dispatch, no `Hasher`: see ``ObjectTable``): 16 bytes a bucket,
+/// where keying by the 24-byte ``ObjectIDKey`` itself made the registry the largest structure
+/// of a walk through a million faults. A fetch looks up and registers its objects with
+/// ``objects(for:)`` and ``register(_:)``, one lock for all of them.
 final class ObjectRegistry {
     /// Guards ``entries`` and ``freedIDs`` (which are `@exclusivity(unchecked)`: the lock
     /// already keeps accesses from overlapping).
     private let lock = NSLock()
-    @exclusivity(unchecked) private var entries: [Key: Unmanaged<NSManagedObject>] = [:]
+    @exclusivity(unchecked) private var entries = ObjectTable()
     /// IDs of objects freed since the context last looked (see ``takeFreedIDs()``).
     @exclusivity(unchecked) private var freedIDs: [NSManagedObjectID] = []
 
-    /// An ID as a dictionary key: equal when the IDs are (same ``ObjectIDKey``).
-    private struct Key: Hashable {
-        let id: NSManagedObjectID
-        init(_ id: NSManagedObjectID) { self.id = id }
-        static func == (a: Key, b: Key) -> Bool { a.id === b.id || a.id.key == b.id.key }
-        func hash(into hasher: inout Hasher) { hasher.combine(id.key) }
-    }
-
-    /// The registered object with `id` (set `nil` to unregister).
+    /// The registered object with `id`; setting registers an object under it.
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
-        get { lock.withLock { entries[Key(id)].flatMap(Self.retainedIfAlive) } }
-        set { lock.withLock { entries[Key(id)] = newValue.map { Unmanaged.passUnretained($0) } } }
+        get { lock.withLock { entries[id].flatMap(Self.retainedIfAlive) } }
+        set {
+            lock.withLock {
+                if let newValue {
+                    entries.set(Unmanaged.passUnretained(newValue), for: id)
+                } else if let old = entries[id] {
+                    _ = entries.remove(id, ifObject: old)
+                }
+            }
+        }
     }
 
     /// The registered objects of `ids`, in order, `nil` where none is, under one lock.
     func objects(for ids: [NSManagedObjectID]) -> [NSManagedObject?] {
-        lock.withLock { ids.map { entries[Key($0)].flatMap(Self.retainedIfAlive) } }
+        lock.withLock { ids.map { entries[$0].flatMap(Self.retainedIfAlive) } }
     }
 
     /// Registers each object of `objects` under its ID unless a live object is registered
@@ -65,14 +65,12 @@ final class ObjectRegistry {
             return objects.map { object in
                 let fresh = Unmanaged.passUnretained(object)
                 var registered = object
-                // One hash lookup: the default inserts `fresh` when the key is new.
-                modifyInPlace(&entries[Key(object.objectID), default: fresh]) { entry in
-                    guard entry.toOpaque() != fresh.toOpaque() else { return }
-                    if let existing = Self.retainedIfAlive(entry) {
-                        registered = existing
-                    } else {
-                        entry = fresh
-                    }
+                // One probe: a new ID gets `fresh`, a live object already there stays.
+                entries.update(object.objectID) { entry in
+                    guard let entry, entry.toOpaque() != fresh.toOpaque() else { return fresh }
+                    guard let existing = Self.retainedIfAlive(entry) else { return fresh }
+                    registered = existing
+                    return entry
                 }
                 return registered
             }
@@ -81,7 +79,7 @@ final class ObjectRegistry {
 
 
     /// Every registered object.
-    var values: [NSManagedObject] { lock.withLock { entries.values.compactMap(Self.retainedIfAlive) } }
+    var values: [NSManagedObject] { lock.withLock { entries.objects.compactMap(Self.retainedIfAlive) } }
 
     /// A strong reference to `entry`'s object, or `nil` when the object is deinitializing.
     /// Call with the lock held (which keeps a deinitializing object's memory valid).
@@ -100,10 +98,7 @@ final class ObjectRegistry {
 
     /// Removes the entry of `id` if it is `object`; returns whether it did. Call with the lock held.
     private func removeLocked(_ object: NSManagedObject, id: NSManagedObjectID) -> Bool {
-        guard let index = entries.index(forKey: Key(id)),
-              entries.values[index].toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return false }
-        entries.remove(at: index)
-        return true
+        entries.remove(id, ifObject: Unmanaged.passUnretained(object))
     }
 
     /// Unregisters a freed `object` if it is the one registered under `id`, without retaining
@@ -117,7 +112,7 @@ final class ObjectRegistry {
     /// The IDs of `ids` no object is registered under, under one lock. (An object being freed
     /// still counts until it unregisters; its ID then comes back from ``takeFreedIDs()``.)
     func unregistered(_ ids: [NSManagedObjectID]) -> [NSManagedObjectID] {
-        lock.withLock { ids.filter { entries[Key($0)] == nil } }
+        lock.withLock { ids.filter { entries[$0] == nil } }
     }
 
     /// The IDs of the objects freed since the last call.

@@ -69,8 +69,10 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity's direct subentities.
     private var directSubentities: [NSEntityDescription] = []
 
-    /// Lookups computed once the model is immutable.
-    private var frozen: FrozenLookups?
+    /// Lookups computed once the model is immutable. Set once, when the model comes into use
+    /// (before it is shared), and never again: `@exclusivity(unchecked)`, as every key-value
+    /// access reads it.
+    @exclusivity(unchecked) private var frozen: FrozenLookups?
 
     /// The class registered for the entity's objects with `NSManagedObjectModel.register(_:forEntityName:)`,
     /// or resolved from ``managedObjectClassName`` (object graph, `Graph/ManagedObjectClasses.swift`).
@@ -273,13 +275,25 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
             layout: EntityLayout(self))
     }
 
-    private struct FrozenLookups {
-        var versionHash: Data
-        var properties: [NSPropertyDescription]
-        var propertiesByName: [String: NSPropertyDescription]
-        var attributesByName: [String: NSAttributeDescription]
-        var relationshipsByName: [String: NSRelationshipDescription]
-        var layout: EntityLayout
+    /// A class, not a struct: reading one lookup retains one reference, not all six.
+    private final class FrozenLookups {
+        let versionHash: Data
+        let properties: [NSPropertyDescription]
+        let propertiesByName: [String: NSPropertyDescription]
+        let attributesByName: [String: NSAttributeDescription]
+        let relationshipsByName: [String: NSRelationshipDescription]
+        let layout: EntityLayout
+
+        init(versionHash: Data, properties: [NSPropertyDescription], propertiesByName: [String: NSPropertyDescription],
+             attributesByName: [String: NSAttributeDescription], relationshipsByName: [String: NSRelationshipDescription],
+             layout: EntityLayout) {
+            self.versionHash = versionHash
+            self.properties = properties
+            self.propertiesByName = propertiesByName
+            self.attributesByName = attributesByName
+            self.relationshipsByName = relationshipsByName
+            self.layout = layout
+        }
     }
 
     // MARK: Copying and equality

@@ -10,7 +10,7 @@ import Testing
 @Suite struct ArrayControllerRandomizedTests {
     @Test(arguments: [UInt64(1), 2, 3])  // seed 3: without selectsInsertedObjects
     func theArrangementAlwaysMatchesTheContent(seed: UInt64) {
-        var random = FetchedResultsRandomizedTests.SeededGenerator(state: seed)
+        var random = SeededGenerator(state: seed)
         let controller = NSArrayController(content: [])
         controller.automaticallyRearrangesObjects = true
         controller.clearsFilterPredicateOnInsertion = false

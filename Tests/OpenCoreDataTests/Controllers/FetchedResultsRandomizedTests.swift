@@ -7,18 +7,6 @@ import Testing
 /// arrangement must give exactly the controller's new arrangement, which must equal a fresh
 /// fetch.
 @Suite struct FetchedResultsRandomizedTests {
-    /// SplitMix64: a small seeded generator, so a failure can be replayed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// The test's own model of the arrangement: section names and their objects.
     struct Model: Equatable {
         var names: [String] = []

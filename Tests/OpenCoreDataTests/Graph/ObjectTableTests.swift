@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// ``ObjectTable``, the registry's open-addressing table: lookups by equal (not identical) IDs,
+/// replacement, growth, and removal that shifts entries back, checked against a dictionary.
+@Suite struct ObjectTableTests {
+    /// A bare store with a fresh identifier (no coordinator needed to make IDs).
+    private func store() -> NSPersistentStore {
+        let store = NSPersistentStore(type: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        store.identifier = "table-tests-\(UUID().uuidString)"
+        return store
+    }
+
+    @Test func findsObjectsByEqualIDsAndReplacesThem() {
+        let store = store()
+        let entity = GraphTestModel.entity("Item")
+        var table = ObjectTable()
+        let first = NSManagedObject(entity: entity, insertInto: nil)
+        let second = NSManagedObject(entity: entity, insertInto: nil)
+        let id = NSManagedObjectID(entity: entity, store: store, primaryKey: 42)
+        table.set(Unmanaged.passUnretained(first), for: id)
+        // Another instance of the same ID finds it.
+        let equal = NSManagedObjectID(entity: entity, store: store, primaryKey: 42)
+        #expect(table[equal]?.toOpaque() == Unmanaged.passUnretained(first).toOpaque())
+        #expect(table[NSManagedObjectID(entity: entity, store: store, primaryKey: 43)] == nil)
+        table.set(Unmanaged.passUnretained(second), for: equal)
+        #expect(table.count == 1 && table[id]?.toOpaque() == Unmanaged.passUnretained(second).toOpaque())
+        // Removal only takes the object registered there.
+        let removedOther = table.remove(id, ifObject: Unmanaged.passUnretained(first))
+        let removedOwn = table.remove(id, ifObject: Unmanaged.passUnretained(second))
+        #expect(!removedOther && removedOwn)
+        #expect(table.isEmpty && table[id] == nil)
+    }
+
+    /// Thousands of permanent and temporary IDs, inserted, removed in a shuffled order and
+    /// inserted again: after every step the table agrees with a dictionary keyed by the IDs.
+    @Test func agreesWithADictionaryThroughGrowthAndRemovals() {
+        let store = store()
+        let entities = [GraphTestModel.entity("Item"), GraphTestModel.entity("Other")]
+        let objects = (0..<8).map { NSManagedObject(entity: entities[$0 % 2], insertInto: nil) }
+        var ids: [NSManagedObjectID] = []
+        for pk in 1...3_000 { ids.append(NSManagedObjectID(entity: entities[pk % 2], store: store, primaryKey: Int64(pk))) }
+        for index in 0..<1_000 { ids.append(NSManagedObjectID(temporaryFor: entities[index % 2])) }
+        var generator = SeededGenerator(state: 0x5EED)
+        var table = ObjectTable()
+        var expected: [NSManagedObjectID: Int] = [:]
+
+        func check() {
+            #expect(table.count == expected.count)
+            for id in ids {
+                let found = table[id].map { found in objects.firstIndex { Unmanaged.passUnretained($0).toOpaque() == found.toOpaque() } }
+                guard found == expected[id].map(Optional.some) else {
+                    Issue.record("\(id) maps to \(String(describing: found)), expected \(String(describing: expected[id]))")
+                    return
+                }
+            }
+        }
+
+        for (index, id) in ids.enumerated() {
+            table.set(Unmanaged.passUnretained(objects[index % objects.count]), for: id)
+            expected[id] = index % objects.count
+        }
+        check()
+        for (step, id) in ids.shuffled(using: &generator).enumerated() where step % 3 != 0 {
+            guard let kept = expected[id] else { continue }
+            let removed = table.remove(id, ifObject: Unmanaged.passUnretained(objects[kept]))
+            #expect(removed)
+            expected[id] = nil
+            if step % 500 == 1 { check() }
+        }
+        check()
+        for (index, id) in ids.enumerated() where index % 5 == 0 {
+            table.update(id) { existing in existing ?? Unmanaged.passUnretained(objects[0]) }
+            if expected[id] == nil { expected[id] = 0 }
+        }
+        check()
+        #expect(table.objects.count == expected.count)
+        withExtendedLifetime(store) {}
+    }
+}
