@@ -20,13 +20,19 @@ final class ManagedObjectState {
     /// The snapshot last read from or saved to a store.
     @exclusivity(unchecked) var committedSnapshot: ObjectSnapshot?
     /// Old values of the slots changed in the current event, in the order first changed.
-    @exclusivity(unchecked) var eventChanges: [EventChange] = [] {
-        didSet {
+    /// Setting it recomputes ``eventSlots``; a change recorded one at a time goes through
+    /// ``recordEventChange(_:)``, which updates them in place.
+    var eventChanges: [EventChange] {
+        get { eventChangeList }
+        set {
+            eventChangeList = newValue
             var slots = ChangedSlots()
-            for index in eventChanges.indices { slots.insert(eventChanges[index].slot) }
+            for index in newValue.indices { slots.insert(newValue[index].slot) }
             eventSlots = slots
         }
     }
+    /// The storage of ``eventChanges``.
+    @exclusivity(unchecked) private var eventChangeList: [EventChange] = []
     /// The slots of ``eventChanges``, as bits (slots past 63 share one bit: scan those).
     @exclusivity(unchecked) private(set) var eventSlots = ChangedSlots()
     /// The context's ``NSManagedObjectContext/listEpoch`` when a change last found the object in
@@ -38,6 +44,14 @@ final class ManagedObjectState {
     /// The snapshot a fetch read for this fault, loaded when it fires (the fault's own entry of
     /// the context's row cache: no dictionary to look it up in).
     var fetchedSnapshot: ObjectSnapshot?
+    /// Adds the first change of a slot in the current event (the caller checked ``eventSlots``).
+    @inline(__always)
+    func recordEventChange(_ change: EventChange) {
+        if eventChangeList.isEmpty { eventChangeList.reserveCapacity(4) }
+        eventChangeList.append(change)
+        eventSlots.insert(change.slot)
+    }
+
     /// Whether the persistent values are not loaded.
     @exclusivity(unchecked) var isFault: Bool
     /// Whether `awakeFromInsert()` already ran.

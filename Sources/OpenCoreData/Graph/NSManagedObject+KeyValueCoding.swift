@@ -45,7 +45,7 @@ extension NSManagedObject: KeyValueCoding {
         // A value that already has its attribute's Swift type is kept as it is.
         if let value, layout.rules[slot].hasExactType(value) {
             willChangeValue(forKey: key)
-            setStoredValue(value, at: slot)
+            setSlotValue(SlotValue(some: value), at: slot)
             didChangeValue(forKey: key)
             return
         }
@@ -217,13 +217,18 @@ extension NSManagedObject: KeyValueCoding {
     /// context (change tracking, the current event's old values, undo). No hooks. A to-many
     /// relationship fault is read first, so the old value is the real one.
     func setStoredValue(_ value: Any?, at slot: Int) {
+        setSlotValue(SlotValue(value), at: slot)
+    }
+
+    /// ``setStoredValue(_:at:)`` of a slot's value.
+    func setSlotValue(_ value: SlotValue, at slot: Int) {
         let layout = self.layout
         if !layout.isTransient[slot] {
             fireFaultIfNeeded()
             if layout.kinds[slot] == .toMany, slotValue(at: slot).isNone { _ = fulfillToManyFault(layout.properties[slot].name) }
         }
         let old = slotValue(at: slot)
-        putStoredValue(value, at: slot)
+        putSlotValue(value, at: slot)
         managedObjectContext?.recordChange(of: self, slot: slot, key: layout.properties[slot].name, oldValue: old)
     }
 

@@ -66,11 +66,8 @@ extension NSManagedObjectContext {
         guard recordingSuspended == 0, let state = object.state else { return }
         let recorded = slot < 63 ? state.eventSlots.contains(slot) : state.eventChanges.contains { $0.slot == slot }
         if !recorded {
-            if state.eventChanges.isEmpty {
-                state.eventChanges.reserveCapacity(4)
-                eventTouched.insert(object)
-            }
-            state.eventChanges.append(EventChange(slot: slot, old: oldValue))   // nil read as NSNull
+            if state.eventSlots.isEmpty { eventTouched.insert(object) }
+            state.recordEventChange(EventChange(slot: slot, old: oldValue))   // nil read as NSNull
         }
         if let undoManager {
             let oldValue = oldValue.any

@@ -32,27 +32,26 @@ enum SlotValue {
         self.init(some: value)
     }
 
-    /// `value` in the case of its exact dynamic type: its type's metadata is compared with the
-    /// inline cases' (no runtime cast).
+    /// `value` in the case of its exact dynamic type: the type metadata word of the existential
+    /// is read once and compared with the inline cases' (no runtime cast), and the value is
+    /// loaded from the existential's inline buffer, where all of these types are kept (see
+    /// ``ValueComparison/exact(_:as:)``).
     init(some value: Any) {
-        if let int = ValueComparison.exact(value, as: Int64.self) {
-            self = .int64(int)
-        } else if let string = ValueComparison.exact(value, as: String.self) {
-            self = .string(string)
-        } else if let double = ValueComparison.exact(value, as: Double.self) {
-            self = .double(double)
-        } else if let date = ValueComparison.exact(value, as: Date.self) {
-            self = .date(date)
-        } else if let bool = ValueComparison.exact(value, as: Bool.self) {
-            self = .bool(bool)
-        } else if let int = ValueComparison.exact(value, as: Int32.self) {
-            self = .int32(int)
-        } else if let int = ValueComparison.exact(value, as: Int16.self) {
-            self = .int16(int)
-        } else if let float = ValueComparison.exact(value, as: Float.self) {
-            self = .float(float)
-        } else {
-            self = .other(value)
+        self = withUnsafePointer(to: value) { pointer -> SlotValue in
+            let raw = UnsafeRawPointer(pointer)
+            let type = raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self)
+            func metadata(_ type: Any.Type) -> UnsafeRawPointer { unsafeBitCast(type, to: UnsafeRawPointer.self) }
+            switch type {
+            case metadata(Int64.self): return .int64(raw.load(as: Int64.self))
+            case metadata(String.self): return .string(raw.load(as: String.self))
+            case metadata(Double.self): return .double(raw.load(as: Double.self))
+            case metadata(Date.self): return .date(raw.load(as: Date.self))
+            case metadata(Bool.self): return .bool(raw.load(as: Bool.self))
+            case metadata(Int32.self): return .int32(raw.load(as: Int32.self))
+            case metadata(Int16.self): return .int16(raw.load(as: Int16.self))
+            case metadata(Float.self): return .float(raw.load(as: Float.self))
+            default: return .other(value)
+            }
         }
     }
 
