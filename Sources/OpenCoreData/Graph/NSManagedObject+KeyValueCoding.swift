@@ -121,8 +121,17 @@ extension NSManagedObject: KeyValueCoding {
         if let slot = slot(forKey: key) {
             checkConcurrency("\(key)")
             willAccessValue(forKey: key)
-            raw = read(slot: slot)
-            didAccessValue(forKey: key)
+            if layout.kinds[slot] == .attribute {
+                // An attribute's value of type `T` exactly comes out of its slot unboxed.
+                if state?.isFault ?? true, !layout.isTransient[slot] { fireFaultIfNeeded() }
+                let stored = slotValue(at: slot)
+                didAccessValue(forKey: key)
+                if let value = stored.exactValue(as: T.self) { return value }
+                raw = stored.any
+            } else {
+                raw = read(slot: slot)
+                didAccessValue(forKey: key)
+            }
         } else {
             raw = value(forKey: key)
         }

@@ -72,6 +72,23 @@ enum SlotValue {
         }
     }
 
+    /// The value as a `T` when it is an inline value of exactly that type (a comparison of
+    /// metatypes, no runtime cast); nil otherwise (the caller converts).
+    @inline(__always)
+    func exactValue<T>(as type: T.Type) -> T? {
+        switch self {
+        case .int64(let value): T.self == Int64.self ? unsafeBitCast(value, to: T.self) : nil
+        case .int32(let value): T.self == Int32.self ? unsafeBitCast(value, to: T.self) : nil
+        case .int16(let value): T.self == Int16.self ? unsafeBitCast(value, to: T.self) : nil
+        case .double(let value): T.self == Double.self ? unsafeBitCast(value, to: T.self) : nil
+        case .float(let value): T.self == Float.self ? unsafeBitCast(value, to: T.self) : nil
+        case .bool(let value): T.self == Bool.self ? unsafeBitCast(value, to: T.self) : nil
+        case .date(let value): T.self == Date.self ? unsafeBitCast(value, to: T.self) : nil
+        case .string(let value): T.self == String.self ? unsafeBitCast(value, to: T.self) : nil
+        case .none, .other: nil
+        }
+    }
+
     /// Whether the slot holds no value.
     @inline(__always)
     var isNone: Bool {
