@@ -5,7 +5,7 @@
 /// relationships; in insertion order otherwise, which keeps results reproducible).
 struct ObjectList: Sequence {
     private(set) var objects: [NSManagedObject] = []
-    private var members: Set<ObjectIdentifier> = []
+    private var members = IdentitySet()
 
     init() {}
 
@@ -23,7 +23,7 @@ struct ObjectList: Sequence {
     /// Appends `object` unless it is already present; returns whether it was added.
     @discardableResult
     mutating func insert(_ object: NSManagedObject) -> Bool {
-        guard members.insert(ObjectIdentifier(object)).inserted else { return false }
+        guard members.insert(ObjectIdentifier(object)) else { return false }
         objects.append(object)
         return true
     }
@@ -38,7 +38,7 @@ struct ObjectList: Sequence {
     /// Removes `object`; returns whether it was present.
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
-        guard members.remove(ObjectIdentifier(object)) != nil else { return false }
+        guard members.remove(ObjectIdentifier(object)) else { return false }
         if let index = objects.firstIndex(where: { $0 === object }) { objects.remove(at: index) }
         return true
     }

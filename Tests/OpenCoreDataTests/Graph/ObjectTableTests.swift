@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import OpenCoreData
 
-/// ``ObjectTable``, the registry's open-addressing table: lookups by equal (not identical) IDs,
-/// replacement, growth, and removal that shifts entries back, checked against a dictionary.
+/// The open-addressing tables (``LinearProbingTable``): the registry's ``ObjectTable`` (lookups
+/// by equal, not identical, IDs, replacement, growth, removal that shifts entries back) and the
+/// object lists' ``IdentitySet``, each checked against the standard library's collections.
 @Suite struct ObjectTableTests {
     /// A bare store with a fresh identifier (no coordinator needed to make IDs).
     private func store() -> NSPersistentStore {
@@ -77,5 +78,34 @@ import Testing
         check()
         #expect(table.objects.count == expected.count)
         withExtendedLifetime(store) {}
+    }
+
+    /// Objects added and removed in a shuffled order: the identity set agrees with a
+    /// `Set<ObjectIdentifier>` after every step, and equal sets compare equal.
+    @Test func identitySetAgreesWithASet() {
+        let entity = GraphTestModel.entity("Item")
+        let objects = (0..<2_000).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
+        var generator = SeededGenerator(state: 0x1D)
+        var set = IdentitySet()
+        var expected = Set<ObjectIdentifier>()
+        #expect(set.remove(ObjectIdentifier(objects[0])) == false && set.count == 0)
+        for object in objects {
+            let id = ObjectIdentifier(object)
+            #expect(set.insert(id) == expected.insert(id).inserted)
+        }
+        #expect(set.insert(ObjectIdentifier(objects[7])) == false)
+        for (step, object) in objects.shuffled(using: &generator).enumerated() where step % 4 != 0 {
+            let id = ObjectIdentifier(object)
+            #expect(set.remove(id) == (expected.remove(id) != nil))
+        }
+        #expect(set.count == expected.count)
+        #expect(objects.allSatisfy { set.contains(ObjectIdentifier($0)) == expected.contains(ObjectIdentifier($0)) })
+        var rebuilt = IdentitySet()
+        for id in expected.shuffled(using: &generator) { rebuilt.insert(id) }
+        #expect(rebuilt == set)
+        rebuilt.remove(expected.first!)
+        #expect(rebuilt != set)
+        set.removeAll()
+        #expect(set.count == 0 && !set.contains(ObjectIdentifier(objects[1])))
     }
 }

@@ -1,0 +1,165 @@
+/// What a ``LinearProbingTable`` keeps in a bucket: a key (and whatever goes with it), or
+/// nothing.
+protocol ProbingBucket {
+    associatedtype Key
+    /// An empty bucket.
+    init()
+    /// Whether the bucket holds a key.
+    var isOccupied: Bool { get }
+    /// The hash bits of the bucket's key (called on occupied buckets only).
+    var hashBits: UInt64 { get }
+    /// Whether the bucket holds `key` (called on occupied buckets only).
+    func holds(_ key: Key) -> Bool
+    /// The hash bits of `key`, as ``hashBits`` gives them for its bucket.
+    static func hashBits(of key: Key) -> UInt64
+}
+
+/// An open-addressing hash table: the one behind the registry (``ObjectTable``) and the
+/// context's object lists (``IdentitySet``).
+///
+/// Keys hash to bits the buckets provide (an ID's folded key, an object's address), multiplied
+/// by a constant and kept by their high bits, so no `Hasher` (a seeded SipHash, about a hundred
+/// instructions a call) runs. Linear probing, at most three quarters full; removal shifts the
+/// following buckets back, so there are no tombstones. No storage is allocated until the first
+/// insertion (an empty to-many list costs nothing).
+struct LinearProbingTable<Bucket: ProbingBucket> {
+    private(set) var buckets = ContiguousArray<Bucket>()
+    /// `64 - log2(buckets.count)`: the shift that keeps a hash's high bits.
+    private var shift: UInt64 = 64
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The home bucket of hash bits `bits`.
+    @inline(__always)
+    private func home(_ bits: UInt64) -> Int {
+        Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    /// The bucket holding `key`, or nil.
+    @inline(__always)
+    func index(of key: Bucket.Key) -> Int? {
+        guard count > 0 else { return nil }
+        let (index, found) = probe(key)
+        return found ? index : nil
+    }
+
+    /// The bucket holding `key`, or the empty bucket where it would go (buckets not empty).
+    @inline(__always)
+    private func probe(_ key: Bucket.Key) -> (index: Int, found: Bool) {
+        let mask = buckets.count - 1
+        var index = home(Bucket.hashBits(of: key))
+        return buckets.withUnsafeBufferPointer { buckets in
+            while true {
+                guard buckets[index].isOccupied else { return (index, false) }
+                if buckets[index].holds(key) { return (index, true) }
+                index = (index + 1) & mask
+            }
+        }
+    }
+
+    /// The bucket holding `key` (found), or the empty one where it goes, with room made for
+    /// one more key: fill it with ``occupy(_:with:)``.
+    mutating func insertionIndex(for key: Bucket.Key) -> (index: Int, found: Bool) {
+        if buckets.isEmpty { grow(to: 8) }
+        let result = probe(key)
+        guard !result.found, (count + 1) * 4 > buckets.count * 3 else { return result }
+        grow(to: buckets.count * 2)
+        return probe(key)
+    }
+
+    /// Fills the empty bucket at `index` (from ``insertionIndex(for:)``).
+    mutating func occupy(_ index: Int, with bucket: Bucket) {
+        buckets[index] = bucket
+        count += 1
+    }
+
+    subscript(index: Int) -> Bucket {
+        get { buckets[index] }
+        set { buckets[index] = newValue }
+    }
+
+    /// Makes room for `capacity` keys without growing on the way.
+    mutating func reserveCapacity(_ capacity: Int) {
+        var size = Swift.max(buckets.count, 8)
+        while capacity * 4 > size * 3 { size *= 2 }
+        if size > buckets.count { grow(to: size) }
+    }
+
+    /// Empties the bucket at `index` and moves back the buckets after it that probed past it.
+    mutating func remove(at index: Int) {
+        let mask = buckets.count - 1
+        var hole = index
+        var next = (index + 1) & mask
+        while buckets[next].isOccupied {
+            let home = home(buckets[next].hashBits)
+            // The bucket at `next` may fill the hole when its home is not cyclically within
+            // (hole, next].
+            if (hole - home) & mask < (next - home) & mask {
+                buckets[hole] = buckets[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        buckets[hole] = Bucket()
+        count -= 1
+    }
+
+    mutating func removeAll() {
+        self = LinearProbingTable()
+    }
+
+    private mutating func grow(to size: Int) {
+        let old = buckets
+        buckets = ContiguousArray(repeating: Bucket(), count: size)
+        shift = UInt64(64 - size.trailingZeroBitCount)
+        let mask = size - 1
+        for bucket in old where bucket.isOccupied {
+            var index = home(bucket.hashBits)
+            while buckets[index].isOccupied { index = (index + 1) & mask }
+            buckets[index] = bucket
+        }
+    }
+}
+
+/// A set of objects by identity, on a ``LinearProbingTable``: what `Set<ObjectIdentifier>`
+/// does, hashing the address without `Hasher`.
+struct IdentitySet: Equatable {
+    private struct Bucket: ProbingBucket {
+        var member: ObjectIdentifier?
+        init() {}
+        init(_ member: ObjectIdentifier) { self.member = member }
+        var isOccupied: Bool { member != nil }
+        var hashBits: UInt64 { member.map(Self.hashBits(of:)) ?? 0 }
+        func holds(_ key: ObjectIdentifier) -> Bool { member == key }
+        static func hashBits(of key: ObjectIdentifier) -> UInt64 { UInt64(UInt(bitPattern: key)) }
+    }
+
+    private var table = LinearProbingTable<Bucket>()
+
+    var count: Int { table.count }
+
+    func contains(_ member: ObjectIdentifier) -> Bool { table.index(of: member) != nil }
+
+    /// Adds `member`; returns whether it was new.
+    @discardableResult
+    mutating func insert(_ member: ObjectIdentifier) -> Bool {
+        let (index, found) = table.insertionIndex(for: member)
+        if !found { table.occupy(index, with: Bucket(member)) }
+        return !found
+    }
+
+    /// Removes `member`; returns whether it was there.
+    @discardableResult
+    mutating func remove(_ member: ObjectIdentifier) -> Bool {
+        guard let index = table.index(of: member) else { return false }
+        table.remove(at: index)
+        return true
+    }
+
+    mutating func removeAll() { table.removeAll() }
+
+    static func == (a: IdentitySet, b: IdentitySet) -> Bool {
+        a.count == b.count && a.table.buckets.allSatisfy { bucket in bucket.member.map(b.contains) ?? true }
+    }
+}
