@@ -199,23 +199,11 @@ import Testing
 
 /// Damaged archives never crash the reader: each either reads or throws the model error.
 @Suite struct AppleCompiledModelFuzzTests {
-    /// A small deterministic generator (SplitMix64), so that failures reproduce.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D4_9BB1_33B1_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: ["SampleModel.mom", "SampleModel2.mom", "SampleModel3.mom"])
     func corruptedBytesThrowOrRead(name: String) throws {
         let url = Fixtures.sampleModelMomd.appendingPathComponent(name)
         let original = [UInt8](try Data(contentsOf: url))
-        var generator = Generator(state: UInt64(original.count))
+        var generator = SeededGenerator(state: UInt64(original.count))   // deterministic: failures reproduce
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var thrown = 0
