@@ -130,8 +130,3 @@ final class ObjectRegistry {
         }
     }
 }
-
-/// Runs `body` on `value` in place: with a dictionary's `subscript(_:default:)`, one hash lookup
-/// reads and writes an entry.
-@inline(__always)
-func modifyInPlace<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }

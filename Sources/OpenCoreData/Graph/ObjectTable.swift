@@ -27,7 +27,6 @@ struct ObjectTable {
     private var table = LinearProbingTable<Bucket>()
 
     var count: Int { table.count }
-    var isEmpty: Bool { table.isEmpty }
 
     /// The object registered under `id`, unretained.
     subscript(id: NSManagedObjectID) -> Unmanaged<NSManagedObject>? {

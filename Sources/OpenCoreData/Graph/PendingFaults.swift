@@ -48,3 +48,8 @@ struct PendingFaults {
 
     mutating func removeAll() { byEntity.removeAll() }
 }
+
+/// Runs `body` on `value` in place: with a dictionary's `subscript(_:default:)`, one hash lookup
+/// reads and writes an entry.
+@inline(__always)
+func modifyInPlace<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }

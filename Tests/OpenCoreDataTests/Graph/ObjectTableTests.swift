@@ -31,7 +31,7 @@ import Testing
         let removedOther = table.remove(id, ifObject: Unmanaged.passUnretained(first))
         let removedOwn = table.remove(id, ifObject: Unmanaged.passUnretained(second))
         #expect(!removedOther && removedOwn)
-        #expect(table.isEmpty && table[id] == nil)
+        #expect(table.count == 0 && table[id] == nil)
     }
 
     /// Thousands of permanent and temporary IDs, inserted, removed in a shuffled order and
