@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions executed by coredata-bench's W1 (insert), W2 (fetch) and W9 (batch insert) through raw SQLite and
+# Instructions executed by coredata-bench's W1 (insert), W2 (fetch), W4 (prefetch), W5 (batched walk) and W9 (batch insert) through raw SQLite and
 # through OpenCoreData, counted by valgrind's callgrind: a measure that does not depend on the
 # machine's load, for comparing commits. E.g. `scripts/bench-callgrind.sh` (scale 0.1: W1 inserts
 # 5,000 items, W2 reads 20,000) or `SCALE=0.02 scripts/bench-callgrind.sh`.
@@ -13,6 +13,9 @@
 # one would toggle collection off. Callgrind counts per thread: the timed functions run their
 # work on the calling thread (a private-queue context's `performAndWait` on an idle queue runs
 # the block there).
+#
+# W4's raw join and W5's raw walk have no separate timed function: their whole function is
+# counted, which includes opening the database (a few hundred thousand instructions).
 #
 # Prints: workload, raw Ir, OpenCoreData Ir, ratio. The callgrind files stay in the folder it
 # names (for `callgrind_annotate`). Time: about 2 minutes after the build at scale 0.1.
@@ -52,8 +55,10 @@ instructions() {
     local workload="$1" engine="$2" type="$3" function="$4" file symbol total
     file="$out/callgrind.$workload.$engine.out"
     symbol="$(symbol "$type" "$function")" || return 1
+    # `--in-process`: W5 runs in the benchmark's own process, not in a child (valgrind can't
+    # follow its spawn).
     valgrind --tool=callgrind --callgrind-out-file="$file" --toggle-collect="$symbol" \
-        "$bin" --scale "$scale" --runs 1 --only "$workload" --engines "$engine" >"$out/$workload.$engine.log" 2>&1 \
+        "$bin" --scale "$scale" --runs 1 --only "$workload" --engines "$engine" --in-process >"$out/$workload.$engine.log" 2>&1 \
         || { echo "bench-callgrind.sh: $workload $engine failed, see $out/$workload.$engine.log" >&2; return 1; }
     total="$(awk '/^(summary|totals):/ { print $2; exit }' "$file")"
     # Nothing collected means the toggle never fired: the symbol is not the one that ran.
@@ -63,7 +68,8 @@ instructions() {
 
 printf '%-9s %16s %16s %8s\n' workload "raw Ir" "OpenCoreData Ir" ratio
 # Raw SQLite's W9 is W1's insert at W9's size.
-for row in "W1 w1InsertTimed w1InsertTimed" "W2 w2FetchAllTimed w2FetchAllTimed" "W9 w1InsertTimed w9BatchInsertTimed"; do
+for row in "W1 w1InsertTimed w1InsertTimed" "W2 w2FetchAllTimed w2FetchAllTimed" "W4 w4Join w4PrefetchTimed" \
+           "W5 w5Walk w5WalkTimed" "W9 w1InsertTimed w9BatchInsertTimed"; do
     read -r workload rawFunction function <<<"$row"
     [[ -z "${ONLY:-}" || ",$ONLY," == *",$workload,"* ]] || continue
     raw=$(instructions "$workload" raw RawWorkloads "$rawFunction") || exit 1

@@ -107,7 +107,14 @@ enum OpenCoreDataWorkloads {
     static func w4Prefetch(_ url: URL, model: NSManagedObjectModel, _ watch: inout Stopwatch) throws -> Int64 {
         let context = try open(url, model: model)
         watch.start()
-        let sum = try context.performAndWait {
+        let sum = try w4PrefetchTimed(context)
+        watch.stop()
+        return sum
+    }
+
+    /// W4's timed part, not inlined (see ``w1InsertTimed(_:count:)``).
+    @inline(never) static func w4PrefetchTimed(_ context: NSManagedObjectContext) throws -> Int64 {
+        try context.performAndWait {
             var sum: Int64 = 0
             let request = NSFetchRequest<NSManagedObject>(entityName: "Parent")
             request.relationshipKeyPathsForPrefetching = ["children"]
@@ -119,22 +126,25 @@ enum OpenCoreDataWorkloads {
             }
             return sum
         }
-        watch.stop()
-        return sum
     }
 
     static func w5Walk(_ url: URL, model: NSManagedObjectModel, batchSize: Int, _ watch: inout Stopwatch) throws -> Int64 {
         let context = try open(url, model: model)
         watch.start()
-        let sum = try context.performAndWait {
+        let sum = try w5WalkTimed(context, batchSize: batchSize)
+        watch.stop()
+        return sum
+    }
+
+    /// W5's timed part, not inlined (see ``w1InsertTimed(_:count:)``).
+    @inline(never) static func w5WalkTimed(_ context: NSManagedObjectContext, batchSize: Int) throws -> Int64 {
+        try context.performAndWait {
             var sum: Int64 = 0
             let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
             request.fetchBatchSize = batchSize
             for item in try context.fetch(request) { sum &+= int(item, "a0") }
             return sum
         }
-        watch.stop()
-        return sum
     }
 
     static func w6Update(_ url: URL, model: NSManagedObjectModel, count: Int, token: Int64, _ watch: inout Stopwatch) throws {

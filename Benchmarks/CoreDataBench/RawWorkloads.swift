@@ -94,7 +94,7 @@ enum RawWorkloads {
         Int64(query) * Int64(rows) / Int64(max(queries, 1))
     }
 
-    static func w4Join(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
+    @inline(never) static func w4Join(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
         let db = try open(url)
         watch.start()
         let select = try db.prepare("SELECT p.Z_PK, p.ZINDEX, c.Z_PK, c.ZVALUE FROM ZPARENT p JOIN ZCHILD c ON c.ZPARENT = p.Z_PK")
@@ -106,7 +106,7 @@ enum RawWorkloads {
         return sum
     }
 
-    static func w5Walk(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
+    @inline(never) static func w5Walk(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
         let db = try open(url)
         watch.start()
         let select = try db.prepare(itemSelect)

@@ -22,6 +22,8 @@ struct Options {
     var childEngine: Engine?
     var database: String?
     var batchSize = 500
+    /// W5 in this process (no peak RSS): for callgrind, which can't follow the child's spawn.
+    var inProcess = false
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
@@ -53,6 +55,7 @@ struct Options {
             case "--engine": options.childEngine = Engine(rawValue: try value(argument))
             case "--db": options.database = try value(argument)
             case "--batch": options.batchSize = Int(try value(argument)) ?? 500
+            case "--in-process": options.inProcess = true
             case "-h", "--help":
                 print("usage: coredata-bench [--json] [--output PATH] [--scale S] [--runs N] [--only W1,W2] [--engines raw,GRDB,OpenCoreData]")
                 exit(0)
@@ -299,6 +302,13 @@ func runBenchmarks(_ options: Options) throws {
     if wanted("W5"), let url = bigStore {
         let rows = max(sizes.w3Rows, sizes.w5Rows)
         var w = measure("W5", "walk \(rows) with fetchBatchSize \(sizes.w5BatchSize) (child process)", goal: "≤ 5× raw, peak RSS ≤ 100 MB", options: options, sets: sets) { engine, _, watch, rss in
+            if options.inProcess {
+                switch engine {
+                case .raw: return try RawWorkloads.w5Walk(url, &watch)
+                case .grdb: return try GRDBWorkloads.w5Walk(url, &watch)
+                case .openCoreData: return try OpenCoreDataWorkloads.w5Walk(url, model: model, batchSize: sizes.w5BatchSize, &watch)
+                }
+            }
             let report = try spawnChild(engine: engine, database: url, batchSize: sizes.w5BatchSize)
             rss = report.peakRSSMegabytes
             watch = Stopwatch(nanoseconds: UInt64(report.seconds * 1e9))
