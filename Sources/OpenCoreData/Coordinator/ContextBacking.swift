@@ -8,7 +8,7 @@ protocol ContextBacking: AnyObject {
     /// The current snapshots of the given objects (past caches when `fresh`, else from cached
     /// data no older than `maxAge` seconds, any age when negative); unknown IDs have no entry.
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool,
-                   maxAge: TimeInterval) throws -> [NSManagedObjectID: ObjectSnapshot]
+                   maxAge: TimeInterval) throws -> SnapshotsByID
 
     /// The destinations of a to-many relationship a snapshot did not carry.
     func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID]
@@ -72,7 +72,7 @@ final class QueryGenerationBacking: ContextBacking {
     }
 
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool,
-                   maxAge: TimeInterval) throws -> [NSManagedObjectID: ObjectSnapshot] {
+                   maxAge: TimeInterval) throws -> SnapshotsByID {
         try coordinator.snapshots(for: objectIDs, fresh: fresh, maxAge: maxAge, at: pinned())
     }
 

@@ -34,27 +34,27 @@ extension NSPersistentStoreCoordinator {
     /// Temporary IDs and IDs of stores that are gone, or of objects no longer in their store,
     /// have no entry.
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool = false,
-                   maxAge: TimeInterval = -1) throws -> [NSManagedObjectID: ObjectSnapshot] {
+                   maxAge: TimeInterval = -1) throws -> SnapshotsByID {
         try snapshots(for: objectIDs, fresh: fresh, maxAge: maxAge, at: nil)
     }
 
     /// ``snapshots(for:fresh:maxAge:)`` at a pinned context's query generation (`nil`: the
     /// newest data). A pinned store's rows are read from the generation, where nothing is stale.
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool, maxAge: TimeInterval,
-                   at generation: QueryGeneration?) throws -> [NSManagedObjectID: ObjectSnapshot] {
+                   at generation: QueryGeneration?) throws -> SnapshotsByID {
         try withLock {
             var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
             for id in objectIDs where !id.isTemporaryID {
                 guard let store = store(of: id) else { continue }
                 byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
             }
-            var result: [NSManagedObjectID: ObjectSnapshot] = [:]
+            var result = SnapshotsByID(minimumCapacity: objectIDs.count)
             for (store, ids) in byStore.values {
                 let pinned = generation?.reader(of: store)
                 let read = try pinned.map { try $0.snapshots(for: ids) } ?? (fresh ? store.freshSnapshots(for: ids)
                     : maxAge < 0 ? store.snapshots(for: ids) : store.snapshots(for: ids, cachedWithin: maxAge))
                 for snapshot in read {
-                    result[snapshot.objectID] = snapshot
+                    result.update(snapshot)
                 }
             }
             return result

@@ -47,7 +47,9 @@ final class ManagedObjectState {
     /// Adds the first change of a slot in the current event (the caller checked ``eventSlots``).
     @inline(__always)
     func recordEventChange(_ change: EventChange) {
-        if eventChangeList.isEmpty { eventChangeList.reserveCapacity(4) }
+        // Room for a change of every slot (up to 16) at once: an inserted object usually gets
+        // all its values in one event, and growing 4 → 8 → 16 reallocated the list twice.
+        if eventChangeList.isEmpty { eventChangeList.reserveCapacity(min(max(layout.count, 4), 16)) }
         eventChangeList.append(change)
         eventSlots.insert(change.slot)
     }

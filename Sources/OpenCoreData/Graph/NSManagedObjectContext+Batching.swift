@@ -35,7 +35,7 @@ extension NSManagedObjectContext {
         else { return false }
         let ids = group.ids(ofBatch: batch)
         let faults = ids.compactMap { registry[$0] }.filter(\.faultFlag)
-        let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: -1) } ?? [:]
+        let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: -1) } ?? SnapshotsByID()
         for fault in faults {
             if let snapshot = loaded[fault.objectID] ?? fault.fetchedSnapshot ?? rowCache.removeValue(forKey: fault.objectID.key) {
                 rowCache[fault.objectID.key] = nil

@@ -465,7 +465,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 guard rowCache[candidate.key] == nil, let fault = registry[candidate] else { return false }
                 return fault.faultFlag && fault.fetchedSnapshot == nil
             }
-            let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: batch, fresh: false, maxAge: stalenessInterval) } ?? [:]
+            let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: batch, fresh: false, maxAge: stalenessInterval) } ?? SnapshotsByID()
             snapshot = loaded[id]
             for other in batch.dropFirst() {
                 if let found = loaded[other] { rowCache[other.key] = found }

@@ -89,8 +89,22 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// temporary ID. Entities are compared by name and stores by identifier (through
     /// ``ObjectIDKey``), so IDs from different coordinators of one store file are equal.
     public override func isEqual(_ object: Any?) -> Bool {
-        guard let other = object as? NSManagedObjectID else { return false }
+        guard let other = Self.objectID(in: object) else { return false }
         return other === self || key == other.key
+    }
+
+    /// `object` as an ID. Dictionaries and sets of IDs compare through `isEqual(_:)` with the
+    /// other ID boxed in an `Any`, and the runtime's `as?` cast out of it costs about 350
+    /// instructions; an ID is a final class, so when the box's dynamic type is exactly this
+    /// class its first word is the reference (Swift's stable layout of `Any`: a three-word
+    /// buffer that holds a class reference inline, then the type). Anything else is cast.
+    @inline(__always)
+    private static func objectID(in object: Any?) -> NSManagedObjectID? {
+        guard let object else { return nil }
+        guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(NSManagedObjectID.self) else {
+            return object as? NSManagedObjectID
+        }
+        return withUnsafeBytes(of: object) { $0.load(as: Unmanaged<NSManagedObjectID>.self) }.takeUnretainedValue()
     }
 
     /// The key's bits, mixed without a hasher (`Hashable` runs it through one anyway).

@@ -14,7 +14,7 @@ final class ParentContextBacking: ContextBacking {
     }
 
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool,
-                   maxAge: TimeInterval) throws -> [NSManagedObjectID: ObjectSnapshot] {
+                   maxAge: TimeInterval) throws -> SnapshotsByID {
         try parent.performAndWait { try parent.snapshotsForChild(objectIDs, fresh: fresh, maxAge: maxAge) }
     }
 
@@ -57,8 +57,8 @@ extension NSManagedObjectContext {
 
     /// The current snapshots of `ids`: registered, loaded objects from memory (deleted ones
     /// have none), the others from this context's own backing.
-    func snapshotsForChild(_ ids: [NSManagedObjectID], fresh: Bool, maxAge: TimeInterval) throws -> [NSManagedObjectID: ObjectSnapshot] {
-        var result: [NSManagedObjectID: ObjectSnapshot] = [:]
+    func snapshotsForChild(_ ids: [NSManagedObjectID], fresh: Bool, maxAge: TimeInterval) throws -> SnapshotsByID {
+        var result = SnapshotsByID()
         var missing: [NSManagedObjectID] = []
         // IDs the child names by a temporary ID this context replaced: asked for by the
         // permanent ID, answered under the child's.
@@ -72,17 +72,16 @@ extension NSManagedObjectContext {
                 guard !deletedList.contains(object), object.managedObjectContext === self else { continue }
                 var snapshot = snapshotForChild(object)
                 if id != childID { snapshot.objectID = childID }
-                if insertedList.contains(object) || object.committedSnapshot != nil { result[childID] = snapshot }
+                if insertedList.contains(object) || object.committedSnapshot != nil { result.update(snapshot) }
             } else if !id.isTemporaryID {
                 missing.append(id)
             }
         }
         if !missing.isEmpty, let backing {
-            for (id, var snapshot) in try backing.snapshots(for: missing, fresh: fresh, maxAge: maxAge) {
-                let childID = childIDs[id] ?? id
-                guard result[childID] == nil else { continue }
-                if childID != id { snapshot.objectID = childID }
-                result[childID] = snapshot
+            for var snapshot in try backing.snapshots(for: missing, fresh: fresh, maxAge: maxAge) {
+                let id = snapshot.objectID
+                if let childID = childIDs[id] { snapshot.objectID = childID }
+                result.insertIfAbsent(snapshot)
             }
         }
         return result

@@ -129,12 +129,21 @@ final class SQLiteRowLayout: @unchecked Sendable {
     /// `Z_ENT` that is NULL, not an integer or no entity stored in this table; a `Z_OPT` that
     /// is not an integer; a value its attribute can't hold (``SQLiteValueCoding/value(_:type:)``);
     /// a foreign key or destination entity number that is not an integer or names no entity.
-    func snapshot(at statement: SQLiteStatement, store: SQLiteStore, reusing cache: SQLiteRowCache? = nil) throws -> ObjectSnapshot {
+    ///
+    /// `known` is the row's ID when the caller has it (a fault's): it is used when its entity is
+    /// the row's, instead of making an ID.
+    func snapshot(at statement: SQLiteStatement, store: SQLiteStore, reusing cache: SQLiteRowCache? = nil,
+                  objectID known: NSManagedObjectID? = nil) throws -> ObjectSnapshot {
         let number = sqlite3_column_int64(statement, 1)
         guard sqlite3_column_type(statement, 1) == SQLITE_INTEGER, let rows = rows(number: number) else {
             throw rowError("\(describe(statement, 1)) names no entity stored in this table", column: 1, statement: statement, store: store)
         }
-        let objectID = NSManagedObjectID(entity: rows.entity, store: store, primaryKey: sqlite3_column_int64(statement, 0))
+        let objectID: NSManagedObjectID
+        if let known, known.entity === rows.entity {
+            objectID = known
+        } else {
+            objectID = NSManagedObjectID(entity: rows.entity, store: store, primaryKey: sqlite3_column_int64(statement, 0))
+        }
         switch sqlite3_column_type(statement, 2) {
         case SQLITE_INTEGER, SQLITE_NULL: break
         default: throw rowError("\(describe(statement, 2)) is not a version number", column: 2, statement: statement, store: store)

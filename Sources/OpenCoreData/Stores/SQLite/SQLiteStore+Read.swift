@@ -35,12 +35,20 @@ extension SQLiteStore {
     /// statement positioned on the row.
     func forEachSnapshot(_ layout: SQLiteRowLayout, sql: String, arguments: [DatabaseValue], db: Database,
                          reusing cache: SQLiteRowCache? = nil, _ body: (ObjectSnapshot, SQLiteStatement) throws -> Void) throws {
+        let cache = cache.flatMap { $0.count == 0 ? nil : $0 }   // an empty cache can't answer
+        try forEachRow(sql: sql, arguments: arguments, db: db) { statement in
+            try body(try layout.snapshot(at: statement, store: self, reusing: cache), statement)
+        }
+    }
+
+    /// Runs `sql` with `arguments` (the statement prepared once per connection) and calls `body`
+    /// with the statement positioned on each row.
+    func forEachRow(sql: String, arguments: [DatabaseValue], db: Database, _ body: (SQLiteStatement) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: sql)
         statement.rebind(arguments)
         defer { sqlite3_reset(statement.sqliteStatement) }
-        let cache = cache.flatMap { $0.count == 0 ? nil : $0 }   // an empty cache can't answer
         while try statement.stepRow(db) {
-            try body(try layout.snapshot(at: statement.sqliteStatement, store: self, reusing: cache), statement.sqliteStatement)
+            try body(statement.sqliteStatement)
         }
     }
 
@@ -81,14 +89,55 @@ extension SQLiteStore {
         return NSManagedObjectID(entity: entity, store: self, primaryKey: pk)
     }
 
-    /// The snapshots of rows of `layout`'s table with the primary keys `keys`, in chunks of
-    /// `Z_PK IN (…)`.
+    /// The snapshots of rows of `layout`'s table with the primary keys `keys`, in ascending key
+    /// order (see ``readSnapshots(_:rows:db:)``).
     func readSnapshots(_ layout: SQLiteRowLayout, keys: [Int64], db: Database) throws -> [ObjectSnapshot] {
+        try readSnapshots(layout, rows: keys.map { ($0, nil) }, db: db)
+    }
+
+    /// The snapshots of rows of `layout`'s table with the given primary keys, in ascending key
+    /// order. A row whose entity is that of the ID given with its key is answered under that ID
+    /// (a batch of faults needs no new IDs); other rows get IDs of their own.
+    ///
+    /// More consecutive keys than a batch of faults holds (the windows of a batched fetch walked
+    /// in key order, `fetchBatchSize` 500 say) are one `Z_PK BETWEEN ? AND ?` range, which
+    /// SQLite reads in one pass over the table's b-tree; other keys go in chunks of
+    /// `Z_PK IN (…)`, one b-tree search per key, which costs little more for a batch of up to
+    /// ``BatchFaulting/defaultBatchSize`` faults.
+    func readSnapshots(_ layout: SQLiteRowLayout, rows: [(key: Int64, id: NSManagedObjectID?)], db: Database) throws -> [ObjectSnapshot] {
+        var wanted = rows
+        if !wanted.indices.dropFirst().allSatisfy({ wanted[$0 - 1].key < wanted[$0].key }) {
+            wanted.sort { $0.key < $1.key }
+            // The same key twice is read once (the first ID given wins).
+            var kept = 0
+            for index in wanted.indices where kept == 0 || wanted[kept - 1].key != wanted[index].key {
+                wanted[kept] = wanted[index]
+                kept += 1
+            }
+            wanted.removeLast(wanted.count - kept)
+        }
+        guard let first = wanted.first?.key, let last = wanted.last?.key else { return [] }
         var result: [ObjectSnapshot] = []
-        result.reserveCapacity(keys.count)
-        for chunk in BatchFaulting.chunks(keys) {
-            let sql = "SELECT \(layout.selectList) FROM \(dialect.quote(layout.table)) WHERE Z_PK IN (\(dialect.placeholders(count: chunk.count)))"
-            result += try readSnapshots(layout, sql: sql, arguments: chunk.map(\.databaseValue), db: db)
+        result.reserveCapacity(wanted.count)
+        var cursor = 0
+        func read(_ sql: String, _ arguments: [DatabaseValue]) throws {
+            try forEachRow(sql: sql, arguments: arguments, db: db) { statement in
+                let key = sqlite3_column_int64(statement, 0)
+                while cursor < wanted.count && wanted[cursor].key < key { cursor += 1 }
+                let known = cursor < wanted.count && wanted[cursor].key == key ? wanted[cursor].id : nil
+                result.append(try layout.snapshot(at: statement, store: self, objectID: known))
+            }
+        }
+        let table = dialect.quote(layout.table)
+        let (span, overflow) = last.subtractingReportingOverflow(first)
+        if !overflow && span == Int64(wanted.count - 1) && wanted.count > BatchFaulting.defaultBatchSize {
+            try read("SELECT \(layout.selectList) FROM \(table) WHERE Z_PK BETWEEN ? AND ? ORDER BY Z_PK",
+                     [first.databaseValue, last.databaseValue])
+        } else {
+            for chunk in BatchFaulting.chunks(wanted) {
+                try read("SELECT \(layout.selectList) FROM \(table) WHERE Z_PK IN (\(dialect.placeholders(count: chunk.count))) ORDER BY Z_PK",
+                         chunk.map(\.key.databaseValue))
+            }
         }
         return result
     }
@@ -97,7 +146,7 @@ extension SQLiteStore {
     /// store's own connection.
     func readSnapshots(for objectIDs: [NSManagedObjectID], on connection: DatabaseQueue? = nil) throws -> [ObjectSnapshot] {
         let queue = try connection ?? openDatabase()
-        var keysByTable: [String: [Int64]] = [:]
+        var rowsByTable: [String: [(key: Int64, id: NSManagedObjectID?)]] = [:]
         // IDs come in runs of one entity: look its table up once per run.
         var lastEntity: NSEntityDescription?
         var lastTable: String?
@@ -109,13 +158,13 @@ extension SQLiteStore {
                 if !id.entity.subentities.isEmpty { namesSuperentity = true }
             }
             guard let table = lastTable, let key = id.primaryKey else { continue }
-            keysByTable[table, default: []].append(key)
+            rowsByTable[table, default: []].append((key, id))
         }
         var read: [ObjectSnapshot] = []
         try queue.inDatabase { db in
-            for (table, keys) in keysByTable {
+            for (table, rows) in rowsByTable {
                 guard let layout = layouts[table] else { continue }
-                read += try readSnapshots(layout, keys: keys, db: db)
+                read += try readSnapshots(layout, rows: rows, db: db)
             }
         }
         // An ID of an entity with subentities may name a row of a subentity: answer under the

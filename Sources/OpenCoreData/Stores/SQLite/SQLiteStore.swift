@@ -365,7 +365,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         guard !missing.isEmpty else { return found }
         let read = try readSnapshots(for: missing)
         rowCache.insert(contentsOf: read)
-        return found + read
+        return found.isEmpty ? read : found + read
     }
 
     /// Rows from the row cache only when they were read less than `interval` seconds ago
@@ -376,7 +376,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         guard !missing.isEmpty else { return found }
         let read = try readSnapshots(for: missing)
         rowCache.insert(contentsOf: read)
-        return found + read
+        return found.isEmpty ? read : found + read
     }
 
     /// Rows read from the file, past the row cache (which they refresh).

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// Reading rows by primary key (what firing a batch of faults asks the SQLite store for):
+/// consecutive keys are one range, other keys `IN (…)` chunks, each key once; rows come back
+/// under the IDs asked for when their entity is the ID's.
+@Suite struct SQLiteKeyReadTests {
+    /// A store with `count` employees in one department, their IDs in key order.
+    private func employees(_ count: Int) throws -> (SQLiteStatementFixture, [NSManagedObjectID]) {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        try fixture.company.insertDepartment("Big", budget: 1, employees: (0..<count).map { ("E\($0)", Int64($0)) })
+        let ids = try fixture.company.snapshots(fixture.company.request("Employee")).map(\.objectID)
+            .sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+        fixture.forgetCachedRows()
+        return (fixture, ids)
+    }
+
+    @Test func consecutiveKeysAreOneRangeUnderTheGivenIDs() throws {
+        let (fixture, ids) = try employees(700)
+        var generator = SeededGenerator(state: 13)
+        let asked = ids.shuffled(using: &generator)
+        let (read, statements) = try fixture.selects { try fixture.store.snapshots(for: asked) }
+        #expect(statements.count == 1)
+        #expect(statements.allSatisfy { $0.contains("BETWEEN") }, "700 consecutive keys, more than one IN list holds")
+        #expect(Set(read.map(\.objectID)) == Set(ids))
+        let askedByKey = Dictionary(uniqueKeysWithValues: asked.map { ($0.primaryKey ?? 0, $0) })
+        #expect(read.allSatisfy { $0.objectID === askedByKey[$0.objectID.primaryKey ?? 0] }, "no new IDs for the faults' rows")
+        #expect(Set(read.compactMap { $0["name"] as? String }) == Set((0..<700).map { "E\($0)" }))
+    }
+
+    @Test func scatteredKeysAreInListsAndDuplicatesAreReadOnce() throws {
+        let (fixture, ids) = try employees(40)
+        let asked = [ids[30], ids[2], ids[9], ids[2], ids[17], ids[30]]
+        let (read, statements) = try fixture.selects { try fixture.store.snapshots(for: asked) }
+        #expect(statements.count == 1)
+        #expect(statements.allSatisfy { $0.contains("Z_PK IN (?, ?, ?, ?)") })
+        // `Employee` has a subentity, so the store answers each ID asked for, in that order.
+        #expect(read.map(\.objectID) == asked)
+        #expect(read.map { $0["name"] as? String } == ["E30", "E2", "E9", "E2", "E17", "E30"])
+    }
+
+    @Test func aKeyWithNoRowIsLeftOutOfARange() throws {
+        let (fixture, ids) = try employees(10)
+        let context = fixture.context()
+        context.delete(try context.existingObject(with: ids[4]))
+        try context.save()
+        fixture.forgetCachedRows()
+        let read = try fixture.store.snapshots(for: ids)
+        #expect(read.map(\.objectID) == ids.filter { $0 != ids[4] })
+    }
+
+    /// An ID of the superentity naming a subentity's row is answered with the row's own ID (a
+    /// `Manager`), not the one asked for.
+    @Test func aSubentityRowGetsAnIDOfItsEntity() throws {
+        let fixture = try SQLiteStatementFixture()
+        let bob = try #require(try fixture.company.snapshots(fixture.company.request("Manager")).first?.objectID)
+        let asEmployee = NSManagedObjectID(entity: fixture.company.entity("Employee"), store: fixture.store,
+                                           primaryKey: try #require(bob.primaryKey))
+        fixture.forgetCachedRows()
+        let read = try fixture.store.snapshots(for: [asEmployee])
+        #expect(read.count == 1)
+        #expect(read.first?.objectID.entity.name == "Manager")
+        #expect(read.first?.objectID == bob)
+        #expect(read.first?["name"] as? String == "Bob")
+    }
+
+    /// Walking a batched fetch of a whole table in key order loads each batch with one range,
+    /// but a batch no larger than a batch of faults with an `IN` list.
+    @Test func aBatchedWalkReadsRanges() throws {
+        let (fixture, ids) = try employees(550)
+        let context = fixture.context()
+        let request = fixture.request("Employee", sortedBy: nil)
+        request.fetchBatchSize = 250
+        let results = try context.fetch(request)
+        #expect(results.map(\.objectID) == ids)
+        let (names, statements) = fixture.selects { results.compactMap { $0.value(forKey: "name") as? String } }
+        #expect(names == (0..<550).map { "E\($0)" })
+        #expect(statements.count == 3)
+        #expect(statements.prefix(2).allSatisfy { $0.contains("Z_PK BETWEEN ? AND ?") })
+        #expect(statements.last?.contains("Z_PK IN (") == true, "the last 50")
+    }
+}
+
+/// `NSManagedObjectID` equality through `isEqual(_:)`, which dictionaries and sets of IDs use.
+@Suite struct ObjectIDEqualityTests {
+    @Test func equalIDsInEveryWrapping() throws {
+        let fixture = try SQLiteStatementFixture()
+        let id = try #require(try fixture.company.snapshots(fixture.company.request("Department")).first?.objectID)
+        let twin = NSManagedObjectID(entity: id.entity, store: fixture.store, primaryKey: try #require(id.primaryKey))
+        #expect(twin !== id)
+        #expect(id.isEqual(twin))
+        #expect(id.isEqual(Optional(twin) as Any))
+        #expect(id.isEqual(AnyHashable(twin)))
+        #expect(id.isEqual(twin as NSObject))
+        #expect(!id.isEqual(nil))
+        #expect(!id.isEqual("x-coredata://"))
+        #expect(!id.isEqual(NSObject()))
+        let other = NSManagedObjectID(entity: id.entity, store: fixture.store, primaryKey: (id.primaryKey ?? 0) + 1)
+        #expect(!id.isEqual(other))
+        #expect(Set([id, twin, other]).count == 2)
+        var byID: [NSManagedObjectID: Int] = [id: 1]
+        byID[twin, default: 0] += 1
+        #expect(byID[id] == 2)
+    }
+}
