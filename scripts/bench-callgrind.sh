@@ -74,6 +74,6 @@ for row in "W1 w1InsertTimed w1InsertTimed" "W2 w2FetchAllTimed w2FetchAllTimed"
     [[ -z "${ONLY:-}" || ",$ONLY," == *",$workload,"* ]] || continue
     raw=$(instructions "$workload" raw RawWorkloads "$rawFunction") || exit 1
     ours=$(instructions "$workload" OpenCoreData OpenCoreDataWorkloads "$function") || exit 1
-    awk -v w="$workload" -v r="$raw" -v o="$ours" 'BEGIN { printf "%-9s %16d %16d %7.1fx\n", w, r, o, o / r }'
+    awk -v w="$workload" -v r="$raw" -v o="$ours" 'BEGIN { printf "%-9s %16.0f %16.0f %7.1fx\n", w, r, o, o / r }'
 done
 echo "scale $scale; callgrind files in $out"

@@ -45,7 +45,7 @@ extension NSManagedObject {
                     state.values[slot] = snapshot.toMany[layout.properties[slot].name].map { ids in
                         .other(ObjectList(ids.map { context.object(with: $0) }))
                     } ?? .none
-                } else if let id = snapshot.slots[slot].any as? NSManagedObjectID {
+                } else if let id = snapshot.slots[slot].objectID {
                     state.values[slot] = .other(context.object(with: id))
                 }
             }

@@ -109,6 +109,7 @@ extension NSManagedObjectContext {
         var written: [(NSManagedObject, ObjectSnapshot)] = []
         written.reserveCapacity(inserted.count + updated.count)
         changes.inserted.reserveCapacity(inserted.count)
+        changes.changedKeys.reserveCapacity(updated.count)
         for object in inserted {
             let snapshot = object.persistentSnapshot()
             changes.inserted.append(snapshot)

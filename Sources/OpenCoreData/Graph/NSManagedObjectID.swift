@@ -39,9 +39,15 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// Creates the permanent ID of row `primaryKey` of `entity` in `store`.
     ///
     /// Stores call this; the context never makes permanent IDs itself.
-    public init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+    public convenience init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+        self.init(entity: entity, origin: store.objectIDOrigin(), primaryKey: primaryKey)
+    }
+
+    /// The permanent ID of row `primaryKey` of `entity` in the store of `origin`
+    /// (``NSPersistentStore/objectIDOrigin()``): what a store reading many rows uses, looking
+    /// its origin up once (a lock and the identifier) rather than once per ID.
+    init(entity: NSEntityDescription, origin: ObjectIDOrigin, primaryKey: Int64) {
         self.entity = entity
-        let origin = store.objectIDOrigin()
         self.origin = origin
         self.key = ObjectIDKey(storeToken: origin.storeToken, entityToken: entity.objectIDNameToken, primaryKey: primaryKey)
         super.init()
@@ -89,22 +95,10 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// temporary ID. Entities are compared by name and stores by identifier (through
     /// ``ObjectIDKey``), so IDs from different coordinators of one store file are equal.
     public override func isEqual(_ object: Any?) -> Bool {
-        guard let other = Self.objectID(in: object) else { return false }
+        // Dictionaries and sets of IDs compare with the other ID boxed in an `Any`: taken out
+        // without the runtime's cast when it is exactly an ID.
+        guard let object, let other = exactInstance(object, of: NSManagedObjectID.self) else { return false }
         return other === self || key == other.key
-    }
-
-    /// `object` as an ID. Dictionaries and sets of IDs compare through `isEqual(_:)` with the
-    /// other ID boxed in an `Any`, and the runtime's `as?` cast out of it costs about 350
-    /// instructions; an ID is a final class, so when the box's dynamic type is exactly this
-    /// class its first word is the reference (Swift's stable layout of `Any`: a three-word
-    /// buffer that holds a class reference inline, then the type). Anything else is cast.
-    @inline(__always)
-    private static func objectID(in object: Any?) -> NSManagedObjectID? {
-        guard let object else { return nil }
-        guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(NSManagedObjectID.self) else {
-            return object as? NSManagedObjectID
-        }
-        return withUnsafeBytes(of: object) { $0.load(as: Unmanaged<NSManagedObjectID>.self) }.takeUnretainedValue()
     }
 
     /// The key's bits, mixed without a hasher (`Hashable` runs it through one anyway).

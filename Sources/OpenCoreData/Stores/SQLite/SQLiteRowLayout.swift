@@ -132,7 +132,10 @@ final class SQLiteRowLayout: @unchecked Sendable {
     ///
     /// `known` is the row's ID when the caller has it (a fault's): it is used when its entity is
     /// the row's, instead of making an ID.
-    func snapshot(at statement: SQLiteStatement, store: SQLiteStore, reusing cache: SQLiteRowCache? = nil,
+    ///
+    /// `origin` is the store's ``NSPersistentStore/objectIDOrigin()``, looked up once per
+    /// statement by the caller.
+    func snapshot(at statement: SQLiteStatement, store: SQLiteStore, origin: ObjectIDOrigin, reusing cache: SQLiteRowCache? = nil,
                   objectID known: NSManagedObjectID? = nil) throws -> ObjectSnapshot {
         let number = sqlite3_column_int64(statement, 1)
         guard sqlite3_column_type(statement, 1) == SQLITE_INTEGER, let rows = rows(number: number) else {
@@ -142,7 +145,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
         if let known, known.entity === rows.entity {
             objectID = known
         } else {
-            objectID = NSManagedObjectID(entity: rows.entity, store: store, primaryKey: sqlite3_column_int64(statement, 0))
+            objectID = NSManagedObjectID(entity: rows.entity, origin: origin, primaryKey: sqlite3_column_int64(statement, 0))
         }
         switch sqlite3_column_type(statement, 2) {
         case SQLITE_INTEGER, SQLITE_NULL: break
@@ -160,7 +163,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
                     slots[step.slot] = .int64(sqlite3_column_int64(statement, step.column))
                     continue
                 }
-                guard let value = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store) else { continue }
+                guard let value = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store, origin: origin) else { continue }
                 if step.slot >= 0 { slots[step.slot] = SlotValue(some: value) } else { byName.append((rows.fields[step.field].name, value)) }
             }
         }
@@ -172,7 +175,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
     /// The value of `field` in the row `statement` is on (its column's type is `type`, not
     /// NULL), through ``SQLiteValueCoding`` for an attribute; nil for a value left out (an object
     /// ID whose store the coordinator doesn't know).
-    private func value(of field: Field, type: CInt, at statement: SQLiteStatement, store: SQLiteStore) throws -> Any? {
+    private func value(of field: Field, type: CInt, at statement: SQLiteStatement, store: SQLiteStore, origin: ObjectIDOrigin) throws -> Any? {
         switch field.kind {
         case .attribute(let column):
             let decoded: Any?
@@ -200,7 +203,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
                 }
                 destination = actual
             }
-            return NSManagedObjectID(entity: destination, store: store, primaryKey: sqlite3_column_int64(statement, field.index))
+            return NSManagedObjectID(entity: destination, origin: origin, primaryKey: sqlite3_column_int64(statement, field.index))
         }
     }
 

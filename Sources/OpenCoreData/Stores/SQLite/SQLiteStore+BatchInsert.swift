@@ -36,7 +36,8 @@ extension SQLiteStore {
             throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
                 "The \(PersistentStoreErrors.name(of: self)) could not run a batch insert: \(error).", stores: [self], url: url, underlying: error)
         }
-        let ids = returningIDs ? (0..<Int64(rows.count)).map { NSManagedObjectID(entity: entity, store: self, primaryKey: first + $0) } : nil
+        let origin = objectIDOrigin()
+        let ids = returningIDs ? (0..<Int64(rows.count)).map { NSManagedObjectID(entity: entity, origin: origin, primaryKey: first + $0) } : nil
         return StoreBatchOutcome(count: rows.count, objectIDs: ids)
     }
 }

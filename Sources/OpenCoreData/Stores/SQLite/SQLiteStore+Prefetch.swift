@@ -54,15 +54,23 @@ extension SQLiteStore {
             }
         }
         var result = RelationshipPrefetch()
-        if relationship.isToMany { for id in sources.values { result.destinations[id] = [] } }
-        var seen: Set<NSManagedObjectID> = []
+        // Destinations gathered by the source's key (an integer hashes cheaply; an ID hashes
+        // and compares through NSObject), then filed under the sources' IDs.
+        var destinations: [Int64: [NSManagedObjectID]] = [:]
+        if relationship.isToMany { for key in sources.keys { destinations[key] = [] } }
+        var seen: Set<ObjectIDKey> = []
         let sourcePosition = CInt(layout.columns.count)
         try (connection ?? openDatabase()).inDatabase { db in
             try forEachSnapshot(layout, sql: sql, arguments: [keys.databaseValue], db: db) { snapshot, statement in
-                guard let sourceID = sources[sqlite3_column_int64(statement, sourcePosition)] else { return }
-                result.destinations[sourceID, default: []].append(snapshot.objectID)
-                if !mayRepeat || seen.insert(snapshot.objectID).inserted { result.snapshots.append(snapshot) }
+                let sourceKey = sqlite3_column_int64(statement, sourcePosition)
+                guard sources[sourceKey] != nil else { return }
+                destinations[sourceKey, default: []].append(snapshot.objectID)
+                if !mayRepeat || seen.insert(snapshot.objectID.key).inserted { result.snapshots.append(snapshot) }
             }
+        }
+        result.destinations.reserveCapacity(destinations.count)
+        for (key, ids) in destinations {
+            if let sourceID = sources[key] { result.destinations[sourceID] = ids }
         }
         if connection == nil { rowCache.insert(contentsOf: result.snapshots.suffix(rowCache.capacity)) }
         return result

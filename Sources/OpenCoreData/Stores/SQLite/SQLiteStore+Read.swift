@@ -36,8 +36,9 @@ extension SQLiteStore {
     func forEachSnapshot(_ layout: SQLiteRowLayout, sql: String, arguments: [DatabaseValue], db: Database,
                          reusing cache: SQLiteRowCache? = nil, _ body: (ObjectSnapshot, SQLiteStatement) throws -> Void) throws {
         let cache = cache.flatMap { $0.count == 0 ? nil : $0 }   // an empty cache can't answer
+        let origin = objectIDOrigin()
         try forEachRow(sql: sql, arguments: arguments, db: db) { statement in
-            try body(try layout.snapshot(at: statement, store: self, reusing: cache), statement)
+            try body(try layout.snapshot(at: statement, store: self, origin: origin, reusing: cache), statement)
         }
     }
 
@@ -61,11 +62,12 @@ extension SQLiteStore {
         defer { sqlite3_reset(statement.sqliteStatement) }
         var result: [NSManagedObjectID] = []
         let layout = layouts[table]
+        let origin = objectIDOrigin()
         while try statement.stepRow(db) {
             let row = statement.sqliteStatement
             if sqlite3_column_type(row, 0) == SQLITE_INTEGER, sqlite3_column_type(row, 1) == SQLITE_INTEGER,
                let entity = layout?.entity(number: sqlite3_column_int64(row, 1)) {
-                result.append(NSManagedObjectID(entity: entity, store: self, primaryKey: sqlite3_column_int64(row, 0)))
+                result.append(NSManagedObjectID(entity: entity, origin: origin, primaryKey: sqlite3_column_int64(row, 0)))
             } else {
                 result.append(try objectID(key: DatabaseValue(sqliteStatement: row, index: 0),
                                            entity: DatabaseValue(sqliteStatement: row, index: 1), table: table, layout: layout))
@@ -120,12 +122,13 @@ extension SQLiteStore {
         var result: [ObjectSnapshot] = []
         result.reserveCapacity(wanted.count)
         var cursor = 0
+        let origin = objectIDOrigin()
         func read(_ sql: String, _ arguments: [DatabaseValue]) throws {
             try forEachRow(sql: sql, arguments: arguments, db: db) { statement in
                 let key = sqlite3_column_int64(statement, 0)
                 while cursor < wanted.count && wanted[cursor].key < key { cursor += 1 }
                 let known = cursor < wanted.count && wanted[cursor].key == key ? wanted[cursor].id : nil
-                result.append(try layout.snapshot(at: statement, store: self, objectID: known))
+                result.append(try layout.snapshot(at: statement, store: self, origin: origin, objectID: known))
             }
         }
         let table = dialect.quote(layout.table)

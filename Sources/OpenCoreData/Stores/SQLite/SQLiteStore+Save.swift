@@ -21,7 +21,8 @@ extension SQLiteStore {
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [last + Int64(count), mapping.rootNumber])
             return last
         }
-        return (0..<Int64(count)).map { NSManagedObjectID(entity: entity, store: self, primaryKey: last + 1 + $0) }
+        let origin = objectIDOrigin()
+        return (0..<Int64(count)).map { NSManagedObjectID(entity: entity, origin: origin, primaryKey: last + 1 + $0) }
     }
 
     func checkChanges(_ changes: StoreSaveChanges) throws {
