@@ -81,26 +81,3 @@ import Testing
         #expect(statements.last?.contains("Z_PK IN (") == true, "the last 50")
     }
 }
-
-/// `NSManagedObjectID` equality through `isEqual(_:)`, which dictionaries and sets of IDs use.
-@Suite struct ObjectIDEqualityTests {
-    @Test func equalIDsInEveryWrapping() throws {
-        let fixture = try SQLiteStatementFixture()
-        let id = try #require(try fixture.company.snapshots(fixture.company.request("Department")).first?.objectID)
-        let twin = NSManagedObjectID(entity: id.entity, store: fixture.store, primaryKey: try #require(id.primaryKey))
-        #expect(twin !== id)
-        #expect(id.isEqual(twin))
-        #expect(id.isEqual(Optional(twin) as Any))
-        #expect(id.isEqual(AnyHashable(twin)))
-        #expect(id.isEqual(twin as NSObject))
-        #expect(!id.isEqual(nil))
-        #expect(!id.isEqual("x-coredata://"))
-        #expect(!id.isEqual(NSObject()))
-        let other = NSManagedObjectID(entity: id.entity, store: fixture.store, primaryKey: (id.primaryKey ?? 0) + 1)
-        #expect(!id.isEqual(other))
-        #expect(Set([id, twin, other]).count == 2)
-        var byID: [NSManagedObjectID: Int] = [id: 1]
-        byID[twin, default: 0] += 1
-        #expect(byID[id] == 2)
-    }
-}
