@@ -80,4 +80,23 @@ import Testing
         #expect(statements.prefix(2).allSatisfy { $0.contains("Z_PK BETWEEN ? AND ?") })
         #expect(statements.last?.contains("Z_PK IN (") == true, "the last 50")
     }
+
+    /// Consecutive rows naming the same to-one destination share its ID; each row's destination
+    /// is still its own.
+    @Test func rowsWithOneDestinationShareItsID() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let (big, _) = try fixture.company.insertDepartment("Big", budget: 1, employees: (0..<20).map { ("B\($0)", Int64($0)) })
+        let (small, _) = try fixture.company.insertDepartment("Small", budget: 1, employees: (0..<3).map { ("S\($0)", Int64($0)) })
+        fixture.forgetCachedRows()
+        let rows = try fixture.company.snapshots(fixture.company.request("Employee", sort: [("name", true)]))
+        #expect(rows.count == 23)
+        for row in rows {
+            let department = try #require(row["department"] as? NSManagedObjectID)
+            let name = try #require(row["name"] as? String)
+            #expect(department == (name.hasPrefix("B") ? big : small))
+        }
+        let bigIDs = rows.compactMap { $0["department"] as? NSManagedObjectID }.filter { $0 == big }
+        #expect(bigIDs.count == 20)
+        #expect(bigIDs.allSatisfy { $0 === bigIDs[0] }, "one ID for the Big rows read in a run")
+    }
 }

@@ -133,10 +133,9 @@ final class SQLiteRowLayout: @unchecked Sendable {
     /// `known` is the row's ID when the caller has it (a fault's): it is used when its entity is
     /// the row's, instead of making an ID.
     ///
-    /// `origin` is the store's ``NSPersistentStore/objectIDOrigin()``, looked up once per
-    /// statement by the caller.
-    func snapshot(at statement: SQLiteStatement, store: SQLiteStore, origin: ObjectIDOrigin, reusing cache: SQLiteRowCache? = nil,
-                  objectID known: NSManagedObjectID? = nil) throws -> ObjectSnapshot {
+    /// `decoding` is what the rows of one statement share (``SQLiteRowDecoding``).
+    func snapshot(at statement: SQLiteStatement, store: SQLiteStore, decoding: inout SQLiteRowDecoding,
+                  reusing cache: SQLiteRowCache? = nil, objectID known: NSManagedObjectID? = nil) throws -> ObjectSnapshot {
         let number = sqlite3_column_int64(statement, 1)
         guard sqlite3_column_type(statement, 1) == SQLITE_INTEGER, let rows = rows(number: number) else {
             throw rowError("\(describe(statement, 1)) names no entity stored in this table", column: 1, statement: statement, store: store)
@@ -145,7 +144,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
         if let known, known.entity === rows.entity {
             objectID = known
         } else {
-            objectID = NSManagedObjectID(entity: rows.entity, origin: origin, primaryKey: sqlite3_column_int64(statement, 0))
+            objectID = NSManagedObjectID(entity: rows.entity, origin: decoding.origin, primaryKey: sqlite3_column_int64(statement, 0))
         }
         switch sqlite3_column_type(statement, 2) {
         case SQLITE_INTEGER, SQLITE_NULL: break
@@ -163,7 +162,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
                     slots[step.slot] = .int64(sqlite3_column_int64(statement, step.column))
                     continue
                 }
-                guard let value = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store, origin: origin) else { continue }
+                guard let value = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store, decoding: &decoding) else { continue }
                 if step.slot >= 0 { slots[step.slot] = SlotValue(some: value) } else { byName.append((rows.fields[step.field].name, value)) }
             }
         }
@@ -175,7 +174,8 @@ final class SQLiteRowLayout: @unchecked Sendable {
     /// The value of `field` in the row `statement` is on (its column's type is `type`, not
     /// NULL), through ``SQLiteValueCoding`` for an attribute; nil for a value left out (an object
     /// ID whose store the coordinator doesn't know).
-    private func value(of field: Field, type: CInt, at statement: SQLiteStatement, store: SQLiteStore, origin: ObjectIDOrigin) throws -> Any? {
+    private func value(of field: Field, type: CInt, at statement: SQLiteStatement, store: SQLiteStore,
+                       decoding: inout SQLiteRowDecoding) throws -> Any? {
         switch field.kind {
         case .attribute(let column):
             let decoded: Any?
@@ -203,7 +203,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
                 }
                 destination = actual
             }
-            return NSManagedObjectID(entity: destination, origin: origin, primaryKey: sqlite3_column_int64(statement, field.index))
+            return decoding.destination(destination, primaryKey: sqlite3_column_int64(statement, field.index), column: field.index)
         }
     }
 
@@ -267,5 +267,33 @@ extension Statement {
         rebind(values)
         _ = try stepRow(db)
         sqlite3_reset(sqliteStatement)
+    }
+}
+
+/// What the rows of one statement share while they are decoded: the store's ID origin, looked
+/// up once (a lock and the identifier), and the last to-one destination ID made for each
+/// column, reused while consecutive rows name the same destination row (a prefetch's children
+/// come sorted by their parent: a thousand children, one parent ID).
+struct SQLiteRowDecoding {
+    let origin: ObjectIDOrigin
+    /// The last destination ID of each to-one column (a row has few: a list, not a table).
+    private var destinations: [(column: CInt, id: NSManagedObjectID)] = []
+
+    init(origin: ObjectIDOrigin) {
+        self.origin = origin
+    }
+
+    /// The ID of row `primaryKey` of `entity`, the to-one destination in `column`.
+    mutating func destination(_ entity: NSEntityDescription, primaryKey: Int64, column: CInt) -> NSManagedObjectID {
+        if let index = destinations.firstIndex(where: { $0.column == column }) {
+            let last = destinations[index].id
+            if last.entity === entity && last.primaryKey == primaryKey { return last }
+            let id = NSManagedObjectID(entity: entity, origin: origin, primaryKey: primaryKey)
+            destinations[index].id = id
+            return id
+        }
+        let id = NSManagedObjectID(entity: entity, origin: origin, primaryKey: primaryKey)
+        destinations.append((column, id))
+        return id
     }
 }

@@ -36,9 +36,9 @@ extension SQLiteStore {
     func forEachSnapshot(_ layout: SQLiteRowLayout, sql: String, arguments: [DatabaseValue], db: Database,
                          reusing cache: SQLiteRowCache? = nil, _ body: (ObjectSnapshot, SQLiteStatement) throws -> Void) throws {
         let cache = cache.flatMap { $0.count == 0 ? nil : $0 }   // an empty cache can't answer
-        let origin = objectIDOrigin()
+        var decoding = SQLiteRowDecoding(origin: objectIDOrigin())
         try forEachRow(sql: sql, arguments: arguments, db: db) { statement in
-            try body(try layout.snapshot(at: statement, store: self, origin: origin, reusing: cache), statement)
+            try body(try layout.snapshot(at: statement, store: self, decoding: &decoding, reusing: cache), statement)
         }
     }
 
@@ -122,13 +122,13 @@ extension SQLiteStore {
         var result: [ObjectSnapshot] = []
         result.reserveCapacity(wanted.count)
         var cursor = 0
-        let origin = objectIDOrigin()
+        var decoding = SQLiteRowDecoding(origin: objectIDOrigin())
         func read(_ sql: String, _ arguments: [DatabaseValue]) throws {
             try forEachRow(sql: sql, arguments: arguments, db: db) { statement in
                 let key = sqlite3_column_int64(statement, 0)
                 while cursor < wanted.count && wanted[cursor].key < key { cursor += 1 }
                 let known = cursor < wanted.count && wanted[cursor].key == key ? wanted[cursor].id : nil
-                result.append(try layout.snapshot(at: statement, store: self, origin: origin, objectID: known))
+                result.append(try layout.snapshot(at: statement, store: self, decoding: &decoding, objectID: known))
             }
         }
         let table = dialect.quote(layout.table)
