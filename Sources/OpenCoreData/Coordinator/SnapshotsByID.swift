@@ -33,7 +33,6 @@ struct SnapshotsByID: Sequence {
     }
 
     var isEmpty: Bool { byKey.isEmpty }
-    var count: Int { byKey.count }
 
     func makeIterator() -> Dictionary<ObjectIDKey, ObjectSnapshot>.Values.Iterator {
         byKey.values.makeIterator()

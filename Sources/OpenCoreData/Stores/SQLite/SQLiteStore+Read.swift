@@ -57,14 +57,10 @@ extension SQLiteStore {
     /// of every row (a million IDs cost a million IDs, not a million GRDB rows). A row whose
     /// `Z_ENT` names no entity of the model throws (``SQLiteRowErrors``).
     func readObjectIDs(sql: String, arguments: [DatabaseValue], table: String, db: Database) throws -> [NSManagedObjectID] {
-        let statement = try db.cachedStatement(sql: sql)
-        statement.rebind(arguments)
-        defer { sqlite3_reset(statement.sqliteStatement) }
         var result: [NSManagedObjectID] = []
         let layout = layouts[table]
         let origin = objectIDOrigin()
-        while try statement.stepRow(db) {
-            let row = statement.sqliteStatement
+        try forEachRow(sql: sql, arguments: arguments, db: db) { row in
             if sqlite3_column_type(row, 0) == SQLITE_INTEGER, sqlite3_column_type(row, 1) == SQLITE_INTEGER,
                let entity = layout?.entity(number: sqlite3_column_int64(row, 1)) {
                 result.append(NSManagedObjectID(entity: entity, origin: origin, primaryKey: sqlite3_column_int64(row, 0)))
