@@ -64,7 +64,7 @@ open class NSMergeConflict: NSObject, @unchecked Sendable {
 
 extension ObjectSnapshot {
     /// The snapshot's values as one dictionary, to-many relationships included (as ID arrays).
-    var dictionaryRepresentation: [String: Any] {
+    package var dictionaryRepresentation: [String: Any] {
         var result = values
         for (key, ids) in toMany { result[key] = ids }
         return result

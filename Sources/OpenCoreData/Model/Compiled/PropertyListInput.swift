@@ -6,10 +6,10 @@ import Foundation
 /// `PropertyListSerialization` can crash on crafted ones; XML and OpenStep property lists go to
 /// `PropertyListSerialization`, which throws on malformed ones. The result has
 /// `PropertyListSerialization`'s shapes either way.
-enum PropertyListInput {
+package enum PropertyListInput {
     /// The property list in `data`. Throws ``BinaryPropertyListError`` for a bad binary property
     /// list, `PropertyListSerialization`'s error for a bad text one.
-    static func propertyList(from data: Data) throws -> Any {
+    package static func propertyList(from data: Data) throws -> Any {
         if BinaryPropertyListReader.isBinaryPropertyList(data) {
             return try BinaryPropertyListReader.propertyList(from: data)
         }

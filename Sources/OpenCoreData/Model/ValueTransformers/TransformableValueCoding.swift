@@ -19,9 +19,9 @@ import Logging
 /// fails a store: stored `Data` that can't be turned back comes back as the `Data` itself, with a
 /// warning logged (label `OpenCoreData.Transformable`) saying why. Differs from Apple, which
 /// logs and returns `nil`: the bytes stay available (`coredata store dump` shows them).
-enum TransformableValueCoding {
+package enum TransformableValueCoding {
     /// The `Data` to store for `value` of the attribute `attribute` (`Entity.attribute`, for errors).
-    static func storedData(_ value: Any, attribute: String, transformerName: String?) throws -> Data {
+    package static func storedData(_ value: Any, attribute: String, transformerName: String?) throws -> Data {
         let (transformer, name, unarchives) = try resolve(transformerName, attribute: attribute)
         do {
             if unarchives {
@@ -70,7 +70,7 @@ enum TransformableValueCoding {
 
     /// The attribute value that `data` stores, or `data` itself (with a logged warning) when it
     /// can't be turned back: what the stores load.
-    static func loadedValue(_ data: Data, attribute: String, transformerName: String?) -> Any {
+    package static func loadedValue(_ data: Data, attribute: String, transformerName: String?) -> Any {
         do {
             return try decodedValue(data, attribute: attribute, transformerName: transformerName)
         } catch {
@@ -80,7 +80,7 @@ enum TransformableValueCoding {
     }
 
     /// `Entity.attribute`, for messages.
-    static func label(_ attribute: NSAttributeDescription) -> String {
+    package static func label(_ attribute: NSAttributeDescription) -> String {
         "\(attribute.entity?.name ?? "?").\(attribute.name)"
     }
 

@@ -10,20 +10,9 @@ extension AtomicStore {
             return .count(FetchWindow(request).apply(toCount: entities.reduce(0) { $0 + (contents.rows[$1.name ?? ""]?.count ?? 0) }))
         }
         do {
-            let evaluation = FetchEvaluation(resolver: makeResolver())
-            let matches = try evaluation.matches(of: candidateRows(of: entity, includingSubentities: request.includesSubentities),
-                                                 predicate: request.predicate,
-                                                 sortDescriptors: FetchEvaluation.rowSortDescriptors(of: request, entity: entity))
-            switch request.resultType {
-            case .countResultType:
-                return .count(FetchWindow(request).apply(to: matches).count)
-            case .managedObjectIDResultType:
-                return .objectIDs(FetchWindow(request).apply(to: matches).map(\.objectID))
-            case .dictionaryResultType:
-                return .dictionaries(try DictionaryFetch(request: request, entity: entity, evaluation: evaluation).run(on: matches))
-            default:
-                return .snapshots(FetchWindow(request).apply(to: matches).map(\.snapshot))
-            }
+            return try SnapshotFetch.run(request, entity: entity,
+                                         rows: candidateRows(of: entity, includingSubentities: request.includesSubentities),
+                                         snapshot: { [unowned self] id in self.row(for: id) })
         } catch {
             throw PersistentStoreErrors.fetchFailed(error, entity: entity, store: self)
         }
@@ -53,8 +42,4 @@ extension AtomicStore {
         return result
     }
 
-    /// A resolver over the current rows. Call under ``lock``.
-    func makeResolver() -> SnapshotResolver {
-        SnapshotResolver(snapshot: { [unowned self] id in self.row(for: id) })
-    }
 }

@@ -56,7 +56,7 @@ extension SQLiteStore {
 
     /// `value` made of property-list types only: sets become sorted arrays, numbers NSNumbers;
     /// values a property list can't hold are left out.
-    static func propertyListValue(_ value: Any) -> Any? {
+    package static func propertyListValue(_ value: Any) -> Any? {
         switch value {
         case let string as String: return string
         case let data as Data: return data

@@ -138,11 +138,7 @@ extension SQLiteStore {
     }
 
     func mergeError(_ conflicts: [NSMergeConflict]) -> NSError {
-        PersistentStoreErrors.make(
-            NSManagedObjectMergeError,
-            "Could not merge changes: \(conflicts.count) object(s) changed in the \(PersistentStoreErrors.name(of: self)) since they were read (\(conflicts.map { $0.sourceObjectID.description }.joined(separator: ", "))).",
-            stores: [self], url: url,
-            userInfo: [NSPersistentStoreSaveConflictsErrorKey: conflicts, NSAffectedObjectsErrorKey: conflicts.map(\.sourceObjectID)])
+        PersistentStoreErrors.mergeConflicts(conflicts, store: self)
     }
 
     /// Join-table rows and `Z_FOK_` orders from the to-many relationships the snapshots carry
@@ -220,7 +216,7 @@ extension SQLiteStore {
 
     /// The `Z_FOK_` value of position `index`: spaced like Apple's, so that order survives
     /// rows written by either framework.
-    static func orderValue(_ index: Int) -> Int64 { Int64(index + 1) * 1024 }
+    package static func orderValue(_ index: Int) -> Int64 { Int64(index + 1) * 1024 }
 
     /// Keeps `Z_MAX` of each root entity at least the largest key inserted.
     private func raisePrimaryKeyCounters(_ inserted: [ObjectSnapshot], db: Database) throws {

@@ -282,7 +282,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// The metadata keys that say which model wrote a store: `NSStoreModelVersionHashes` of the
     /// configuration's entities and `NSStoreModelVersionIdentifiers`.
-    static func modelMetadata(_ model: NSManagedObjectModel, configurationName: String?) -> [String: Any] {
+    package static func modelMetadata(_ model: NSManagedObjectModel, configurationName: String?) -> [String: Any] {
         let entities = model.entities(forConfigurationName: configurationName) ?? model.entities
         return [
             NSStoreModelVersionHashesKey: Dictionary(entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } },
