@@ -23,7 +23,7 @@ public struct PostgresPrimaryKeyTable: Sendable {
     }
 
     /// `"schema"."Z_PRIMARYKEY"`.
-    var qualifiedName: String { "\"\(schema)\".\"Z_PRIMARYKEY\"" }
+    var qualifiedName: String { PostgresSQL.qualified(schema, "Z_PRIMARYKEY") }
 
     /// `CREATE TABLE IF NOT EXISTS` of the table (its schema must exist).
     var createStatement: String {
@@ -33,7 +33,7 @@ public struct PostgresPrimaryKeyTable: Sendable {
 
     /// Creates the schema and the table where missing.
     public func create(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""), logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(PostgresSQL.quote(schema))"), logger: logger)
         try await connection.query(PostgresQuery(unsafeSQL: createStatement), logger: logger)
     }
 

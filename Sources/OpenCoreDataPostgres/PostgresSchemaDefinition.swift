@@ -22,9 +22,9 @@ public struct PostgresSchemaDefinition: Sendable {
     }
 
     /// `"schema"."name"`.
-    func qualified(_ name: String) -> String { "\(quote(schema)).\(quote(name))" }
+    func qualified(_ name: String) -> String { PostgresSQL.qualified(schema, name) }
 
-    func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    func quote(_ identifier: String) -> String { PostgresSQL.quote(identifier) }
 
     /// The statements, in order: the schema, `Z_PRIMARYKEY`, `Z_METADATA`, the entity tables,
     /// the join tables, the indexes.

@@ -16,7 +16,8 @@ import PostgresNIO
 /// | Date | `DOUBLE PRECISION` | seconds since 2001, as Core Data's SQLite schema keeps them: exact to the bit, where `TIMESTAMPTZ` would round to microseconds |
 /// | Binary data, transformable | `BYTEA` | a transformable's value is transformed before it is bound |
 /// | UUID | `UUID` | |
-/// | URI, object ID | `TEXT` | the absolute string |
+/// | URI | `TEXT` | the absolute string |
+/// | Object ID | `TEXT` | the ID's URI (a saved ID only); it reads back as the URI, which the store turns into the ID |
 public enum PostgresValueCoding {
     /// The column type of `type`; nil for types that are not stored (undefined, composite).
     public static func columnType(for type: NSAttributeType) -> String? {
@@ -82,8 +83,13 @@ public enum PostgresValueCoding {
         case .UUIDAttributeType:
             guard let uuid = value as? UUID else { throw mismatch() }
             bindings.append(uuid)
-        case .URIAttributeType, .objectIDAttributeType:
+        case .URIAttributeType:
             guard let url = value as? URL else { throw mismatch() }
+            bindings.append(url.absoluteString)
+        case .objectIDAttributeType:
+            guard let url = (value as? NSManagedObjectID).flatMap({ $0.isTemporaryID ? nil : $0.uriRepresentation() }) ?? value as? URL else {
+                throw mismatch()
+            }
             bindings.append(url.absoluteString)
         default:
             throw mismatch()

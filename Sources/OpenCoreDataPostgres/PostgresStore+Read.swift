@@ -1,0 +1,150 @@
+import Foundation
+import OpenCoreData
+import PostgresNIO
+
+/// Reading: objects by ID, to-many destinations, and fetches.
+extension PostgresStore {
+    func objects(_ objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
+        let mine = objectIDs.filter { $0.persistentStore === self && !$0.isTemporaryID }
+        if mine.isEmpty { return [] }
+        let found = try withConnection { [logger] connection, opened in
+            try await self.readSnapshots(mine, opened: opened, on: connection, logger: logger)
+        }
+        return try open().reading.resolvingObjectIDs(found, store: self)
+    }
+
+    /// The rows of `objectIDs`, one `= ANY($1)` query per table, in the order asked.
+    func readSnapshots(_ objectIDs: [NSManagedObjectID], opened: Opened, on connection: PostgresConnection,
+                       logger: Logger) async throws -> [ObjectSnapshot] {
+        var byTable: [String: [Int64]] = [:]
+        for id in objectIDs {
+            guard let table = opened.reading.table(for: id.entity), let key = id.primaryKey else { continue }
+            byTable[table.name, default: []].append(key)
+        }
+        var found: [String: [Int64: ObjectSnapshot]] = [:]
+        for (name, keys) in byTable {
+            guard let table = opened.reading.tables[name] else { continue }
+            var bindings = PostgresBindings()
+            bindings.append(keys)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL:
+                "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \"Z_PK\" = ANY($1)", binds: bindings), logger: logger)
+            for snapshot in try await opened.reading.snapshots(rows, table: table, store: self) {
+                found[name, default: [:]][snapshot.objectID.primaryKey ?? 0] = snapshot
+            }
+        }
+        return (objectIDs.compactMap { id in
+            guard let name = opened.reading.table(for: id.entity)?.name, let key = id.primaryKey else { return nil }
+            return found[name]?[key]
+        })
+    }
+
+    func destinations(of relationship: NSRelationshipDescription, from objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
+        guard let key = objectID.primaryKey else { return [] }
+        let name = relationship.name
+        let entityName = objectID.entity.name ?? ""
+        let destinationName = relationship.destinationEntity?.name ?? ""
+        return try withConnection { [logger] connection, opened in
+            guard let mapping = opened.schema.entity(named: entityName)?.toMany[name] else { return ([]) }
+            let schema = opened.location.schema
+            let sql: String
+            let table: String
+            switch mapping {
+            case .inverseForeignKey(let rowTable, let column, let orderColumn, _), .destinationKey(let rowTable, let column, let orderColumn, _):
+                table = rowTable
+                let order = orderColumn.map { "\(PostgresSQL.quote($0)), \"Z_PK\"" } ?? "\"Z_PK\""
+                sql = "SELECT \"Z_PK\", \"Z_ENT\" FROM \(PostgresSQL.qualified(schema, rowTable)) WHERE \(PostgresSQL.quote(column)) = $1 ORDER BY \(order)"
+            case .joinTable(let join, let source, let destination, let orderColumn):
+                guard let destinationTable = opened.schema.entity(named: destinationName)?.tableName else { return ([]) }
+                table = destinationTable
+                let order = orderColumn.map { "j.\(PostgresSQL.quote($0)), t.\"Z_PK\"" } ?? "t.\"Z_PK\""
+                sql = "SELECT t.\"Z_PK\", t.\"Z_ENT\" FROM \(PostgresSQL.qualified(schema, join)) j JOIN \(PostgresSQL.qualified(schema, destinationTable)) t "
+                    + "ON t.\"Z_PK\" = j.\(PostgresSQL.quote(destination)) WHERE j.\(PostgresSQL.quote(source)) = $1 ORDER BY \(order)"
+            }
+            var bindings = PostgresBindings()
+            bindings.append(key)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            return (try await opened.reading.objectIDs(rows, table: table, store: self))
+        }
+    }
+
+    // MARK: Fetching
+
+    /// Runs a fetch. Without a predicate, sort descriptors or dictionary results, the entity
+    /// filter, window and count run in SQL; otherwise the rows of the entity (and its
+    /// subentities when asked) are read in primary-key order and evaluated in memory, with the
+    /// evaluator the other stores share, so results are the same on every store.
+    func fetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
+        let opened = try open()
+        let name = request.entity?.name ?? request.entityName ?? ""
+        guard let mapping = opened.schema.entity(named: name), let entity = opened.model.entitiesByName[name],
+              let table = opened.reading.tables[mapping.tableName] else {
+            throw PersistentStoreErrors.make(NSCoreDataError,
+                "The fetch request names no entity known to the \(PersistentStoreErrors.name(of: self)): '\(name)'.", stores: [self])
+        }
+        let kinds = request.includesSubentities ? mapping.kindNumbers : [mapping.number]
+        do {
+            let simple = request.predicate == nil && (request.sortDescriptors ?? []).isEmpty && request.resultType != .dictionaryResultType
+            if simple {
+                return try windowedFetch(request, kinds: kinds, table: table)
+            }
+            let read = try withConnection { [logger] connection, opened in
+                var bindings = PostgresBindings()
+                bindings.append(kinds)
+                let rows = try await connection.query(PostgresQuery(unsafeSQL:
+                    "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"", binds: bindings), logger: logger)
+                return (try await opened.reading.snapshots(rows, table: table, store: self))
+            }
+            let rows = opened.reading.resolvingObjectIDs(read, store: self)
+            var resolved: [NSManagedObjectID: ObjectSnapshot] = [:]
+            for row in rows { resolved[row.objectID] = row }
+            return try SnapshotFetch.run(request, entity: entity, rows: rows, snapshot: { [unowned self] id in
+                if let known = resolved[id] { return known }
+                let found = (try? self.objects([id]))?.first
+                resolved[id] = found
+                return found
+            }, toMany: { [unowned self] relationship, id in
+                (try? self.destinations(of: relationship, from: id)) ?? []
+            })
+        } catch {
+            throw PersistentStoreErrors.fetchFailed(Self.readFailure(error), entity: entity, store: self)
+        }
+    }
+
+    /// Objects, IDs or a count of the rows of `kinds`, in primary-key order, windowed in SQL.
+    private func windowedFetch(_ request: NSFetchRequest<NSFetchRequestResult>, kinds: [Int64], table: PostgresRowReading.Table) throws -> StoreFetchResult {
+        let limit = max(0, request.fetchLimit), offset = max(0, request.fetchOffset)
+        let window = (limit > 0 ? " LIMIT \(limit)" : "") + (offset > 0 ? " OFFSET \(offset)" : "")
+        let resultType = request.resultType
+        let result: StoreFetchResult = try withConnection { [logger] connection, opened in
+            var bindings = PostgresBindings()
+            bindings.append(kinds)
+            let rows: PostgresRowSequence
+            switch resultType {
+            case .countResultType:
+                rows = try await connection.query(PostgresQuery(unsafeSQL:
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1)\(window)) AS counted", binds: bindings), logger: logger)
+                var count = 0
+                for try await row in rows { count = Int(try row.decode(Int64.self)) }
+                return (.count(count))
+            case .managedObjectIDResultType:
+                rows = try await connection.query(PostgresQuery(unsafeSQL:
+                    "SELECT \"Z_PK\", \"Z_ENT\" FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"\(window)", binds: bindings), logger: logger)
+                return (.objectIDs(try await opened.reading.objectIDs(rows, table: table.name, store: self)))
+            default:
+                rows = try await connection.query(PostgresQuery(unsafeSQL:
+                    "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"\(window)", binds: bindings), logger: logger)
+                return (.snapshots(try await opened.reading.snapshots(rows, table: table, store: self)))
+            }
+        }
+        guard case .snapshots(let snapshots) = result else { return result }
+        return .snapshots(try open().reading.resolvingObjectIDs(snapshots, store: self))
+    }
+
+    /// A read error as the store reports it: Core Data's errors as they are, the server's as
+    /// `NSPersistentStoreOperationError` (134070) with its message.
+    static func readFailure(_ error: Error) -> Error {
+        if (error as NSError).domain == NSCocoaErrorDomain { return error }
+        return PersistentStoreErrors.make(NSPersistentStoreOperationError, "PostgreSQL refused a read: \(PostgresErrors.describe(error)).",
+                                          underlying: error)
+    }
+}
