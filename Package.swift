@@ -95,6 +95,8 @@ var targets: [Target] = [
             "CoreDataTutorial",
             "OpenCoreDataFuzzing",
             "OpenCoreDataMacros",
+            "OpenCoreDataPostgres",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
@@ -118,17 +120,13 @@ targets.append(.executableTarget(
 ))
 
 // The PostgreSQL store (issue 16): its own library, so that SQLite-only users do not build the
-// PostgreSQL client. Its tests start a throwaway server (`initdb` + `postgres`) themselves.
+// PostgreSQL client. Its tests (in OpenCoreDataTests, where the shared store test bodies run
+// against it too) start a throwaway server (`initdb` + `postgres`) themselves.
 products.append(.library(name: "OpenCoreDataPostgres", targets: ["OpenCoreDataPostgres"]))
 targets.append(.target(
     name: "OpenCoreDataPostgres",
     dependencies: ["OpenCoreData", .product(name: "PostgresNIO", package: "postgres-nio")],
     path: "Sources/OpenCoreDataPostgres"
-))
-targets.append(.testTarget(
-    name: "OpenCoreDataPostgresTests",
-    dependencies: ["OpenCoreDataPostgres", "OpenCoreData", .product(name: "PostgresNIO", package: "postgres-nio")],
-    path: "Tests/OpenCoreDataPostgresTests"
 ))
 
 if !isApplePlatform {

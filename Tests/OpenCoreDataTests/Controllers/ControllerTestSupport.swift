@@ -17,7 +17,7 @@ final class ClassesFixture {
     init(storeType: String = NSInMemoryStoreType) throws {
         self.storeType = storeType
         directory = try Fixtures.temporaryDirectory()
-        storeURL = storeType == NSInMemoryStoreType ? nil : directory.appendingPathComponent("classes.store")
+        storeURL = StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("classes.store"))
         (coordinator, context) = try FetchedResultsFixture.stack(model: ClassesModel.make(), storeType: storeType, at: storeURL)
     }
 

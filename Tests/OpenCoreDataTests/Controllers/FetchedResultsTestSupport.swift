@@ -21,7 +21,7 @@ final class FetchedResultsFixture {
 
     init(storeType: String = NSInMemoryStoreType, directory: URL? = nil) throws {
         self.directory = try directory ?? Fixtures.temporaryDirectory()
-        let url = storeType == NSInMemoryStoreType ? nil : self.directory.appendingPathComponent("items.sqlite")
+        let url = StoreTypesUnderTest.location(storeType, self.directory.appendingPathComponent("items.sqlite"))
         (coordinator, context) = try Self.stack(model: Self.model(), storeType: storeType, at: url)
     }
 

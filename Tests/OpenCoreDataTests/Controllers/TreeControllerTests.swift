@@ -118,7 +118,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let (coordinator, context) = try FetchedResultsFixture.stack(
             model: Self.folderModel(), storeType: storeType,
-            at: storeType == NSInMemoryStoreType ? nil : directory.appendingPathComponent("tree.store"))
+            at: StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("tree.store")))
         @discardableResult
         func folder(_ name: String, in parent: NSManagedObject? = nil) -> NSManagedObject {
             let object = NSEntityDescription.insertNewObject(forEntityName: "Folder", into: context)

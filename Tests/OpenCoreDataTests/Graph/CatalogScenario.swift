@@ -29,7 +29,7 @@ final class CatalogScenario {
         if storeType != NSInMemoryStoreType {
             let directory = try Fixtures.temporaryDirectory()
             self.directory = directory
-            url = directory.appendingPathComponent("Catalog.\(storeType.lowercased())")
+            url = StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("Catalog.\(storeType.lowercased())"))
         }
         store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url, options: options)
         context = Self.newContext(on: coordinator)

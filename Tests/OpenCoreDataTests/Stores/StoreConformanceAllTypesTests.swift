@@ -83,7 +83,7 @@ extension StoreConformanceTests {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = storeType == NSInMemoryStoreType ? nil : directory.appendingPathComponent("AllTypes.\(storeType.lowercased())")
+        let url = StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("AllTypes.\(storeType.lowercased())"))
         let store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
         let entities = model.entitiesByName
         let ids = try coordinator.permanentObjectIDs(for: [

@@ -13,7 +13,7 @@ extension StoreConformanceTests {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = storeType == NSInMemoryStoreType ? nil : directory.appendingPathComponent("Dictionary.\(storeType.lowercased())")
+        let url = StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("Dictionary.\(storeType.lowercased())"))
         let store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
         let sample = model.entitiesByName["Sample"]!
         let ids = try coordinator.permanentObjectIDs(for: [(sample, store), (sample, store)])

@@ -1,11 +1,39 @@
 import Foundation
 import Testing
 @testable import OpenCoreData
+import OpenCoreDataPostgres
 
-/// The store types the conformance body runs against. The file-store and SQLite issues add
-/// their types here; every test below then runs against them too.
+/// The store types the shared test bodies run against. Each store issue adds its type here;
+/// every test that takes `StoreTypesUnderTest.all` then runs against it too.
+///
+/// PostgreSQL is among them when the throwaway server starts (``PostgresTestServer``); when
+/// PostgreSQL is not installed, its suites print one line saying so and these bodies run
+/// against the other types.
 enum StoreTypesUnderTest {
-    static let all: [String] = [NSInMemoryStoreType, PlistTestStore.registered, NSXMLStoreType, NSBinaryStoreType, NSSQLiteStoreType]
+    static let all: [String] = {
+        var types = [NSInMemoryStoreType, PlistTestStore.registered, NSXMLStoreType, NSBinaryStoreType, NSSQLiteStoreType]
+        if PostgresTestServer.unavailableReason == nil {
+            PostgresStore.registerStoreClass()
+            types.append(NSPostgreSQLStoreType)
+        }
+        return types
+    }()
+
+    /// Where a store of `storeType` lives for a test that would put a file store at `file`:
+    /// nil for the in-memory type, a schema of its own on the test server for PostgreSQL
+    /// (named after `file`, so that opening the same `file` again opens the same store), else
+    /// `file`.
+    static func location(_ storeType: String, _ file: URL) -> URL? {
+        switch storeType {
+        case NSInMemoryStoreType: return nil
+        case NSPostgreSQLStoreType:
+            // FNV-1a of the path: a plain identifier, the same for the same file.
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in file.standardizedFileURL.path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return (try? PostgresTestServer.server())?.url(schema: "t" + String(hash, radix: 16))
+        default: return file
+        }
+    }
 
     /// Every ordered pair of types, for migration.
     static var pairs: [(String, String)] {
@@ -77,8 +105,9 @@ enum StoreTypesUnderTest {
         try fixture.insertStandardData()
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("Migrated.\(to.lowercased())")
         let destination = try fixture.coordinator.migratePersistentStore(
-            source, to: directory.appendingPathComponent("Migrated.\(to.lowercased())"), type: to)
+            source, to: StoreTypesUnderTest.location(to, file) ?? file, type: to)
         #expect(destination.type == to)
         #expect(fixture.coordinator.persistentStores.count == 1)
         #expect(try fixture.names(fixture.request("Employee", "department.name == 'Tech'", sort: [("name", true)])) == ["Dee", "Eve"])

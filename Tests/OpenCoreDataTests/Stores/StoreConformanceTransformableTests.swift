@@ -51,7 +51,7 @@ enum TransformableModel {
     /// Adds a store of `storeType` to a new coordinator (at a file in `directory` unless in-memory).
     static func open(_ storeType: String, in directory: URL, model: NSManagedObjectModel) throws -> (NSPersistentStoreCoordinator, URL?) {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let url = storeType == NSInMemoryStoreType ? nil : directory.appendingPathComponent("Transformable.\(storeType.lowercased())")
+        let url = StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("Transformable.\(storeType.lowercased())"))
         try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
         return (coordinator, url)
     }

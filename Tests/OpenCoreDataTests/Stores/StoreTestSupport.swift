@@ -82,13 +82,14 @@ final class CompanyFixture {
 
     func entity(_ name: String) -> NSEntityDescription { model.entitiesByName[name]! }
 
-    /// Adds a store of ``storeType``: without a URL for the in-memory type, else at a new file.
+    /// Adds a store of ``storeType``: without a URL for the in-memory type, in a schema of its own
+    /// for PostgreSQL, else at a new file.
     @discardableResult
     func addStore(configuration: String? = nil, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
         var url: URL?
         if storeType != NSInMemoryStoreType {
             if directory == nil { directory = try Fixtures.temporaryDirectory() }
-            url = directory?.appendingPathComponent("Store-\(coordinator.persistentStores.count).\(storeType.lowercased())")
+            url = directory.flatMap { StoreTypesUnderTest.location(storeType, $0.appendingPathComponent("Store-\(coordinator.persistentStores.count).\(storeType.lowercased())")) }
         }
         return try coordinator.addPersistentStore(ofType: storeType, configurationName: configuration, at: url, options: options)
     }

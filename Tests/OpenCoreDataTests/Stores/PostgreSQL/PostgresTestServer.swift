@@ -70,7 +70,7 @@ final class PostgresTestServer: Sendable {
         let data = directory.appendingPathComponent("data").path
         try Self.run(binaries.appendingPathComponent("initdb").path,
                      ["-D", data, "-U", Self.user, "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"], as: runAs)
-        let options = "-k \(socket.path) -c listen_addresses= -p \(Self.port) -c fsync=off -c max_connections=50"
+        let options = "-k \(socket.path) -c listen_addresses= -p \(Self.port) -c fsync=off -c max_connections=300"
         let pgCtl = binaries.appendingPathComponent("pg_ctl").path
         try Self.run(pgCtl, ["-D", data, "-o", options, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60", "start"], as: runAs)
         try startWatchdog(pgCtl: pgCtl, data: data)
