@@ -37,12 +37,13 @@ public struct PostgresChangeChannel: Sendable {
             while !Task.isCancelled {
                 do {
                     try await client.withConnection { connection in
-                        let notifications = try await connection.listen(channel)
-                        if first {
-                            first = false
-                            started.signal()
+                        try await connection.listen(on: channel) { notifications in
+                            if first {
+                                first = false
+                                started.signal()
+                            }
+                            for try await notification in notifications { handler(notification.payload) }
                         }
-                        for try await notification in notifications { handler(notification.payload) }
                     }
                 } catch {
                     if first {

@@ -3,7 +3,8 @@ import OpenCoreData
 import PostgresNIO
 
 /// Saving: keys from `Z_PRIMARYKEY` in ranges, one transaction per save, optimistic locking
-/// on `Z_OPT`, every value a bound parameter.
+/// on `Z_OPT`, every value a bound parameter, and a notice of the save on the store's change
+/// channel (`PostgresStore+RemoteChange.swift`).
 extension PostgresStore {
     func allocateObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID] {
         if count == 0 { return [] }
@@ -36,6 +37,7 @@ extension PostgresStore {
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
         try checkIDs(changes)
         let pending = pendingMetadata()
+        let notices = PostgresChangeNotice.payloads(for: changes, sender: instanceToken, schema: try open().schema)
         do {
             try withConnection { [logger] connection, opened in
                 try await Self.transaction(on: connection, logger: logger) { connection in
@@ -50,6 +52,9 @@ extension PostgresStore {
                     if let (metadata, _) = pending {
                         try await Self.writeMetadata(metadata.value, schema: opened.location.schema, on: connection, logger: logger)
                     }
+                    // Delivered to listeners only if the transaction commits.
+                    let channel = PostgresChangeChannel(schema: opened.location.schema)
+                    for notice in notices { try await channel.notify(notice, on: connection, logger: logger) }
                 }
             }
         } catch {

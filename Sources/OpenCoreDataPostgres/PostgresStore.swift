@@ -35,7 +35,7 @@ public let NSPostgreSQLStoreType = "PostgreSQL"
 /// pool by ``PostgresConnectionBridge`` (see there), never blocking an event-loop thread.
 ///
 /// Differs from Apple: Apple's Core Data has no PostgreSQL store.
-// @unchecked Sendable: `state` is guarded by `lock`; `opened` is set once in `loadMetadata()`,
+// @unchecked Sendable: `metadataChanges`, `remoteChangeReceiver` and the metadata are guarded by `lock`; `opened` is set once in `loadMetadata()`,
 // before the coordinator hands the store to any other thread, and never changed after.
 open class PostgresStore: NSPersistentStore, @unchecked Sendable {
     open override class var storeType: String { NSPostgreSQLStoreType }
@@ -63,6 +63,10 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
     /// How many times ``metadata`` was set, and the count whose metadata is in the database.
     private var metadataChanges = (current: 0, written: 0)
     let logger = Logger(label: "OpenCoreData.PostgreSQL")
+    /// Names this store instance's saves on the change channel, so that it skips its own notices.
+    let instanceToken = UUID().uuidString
+    /// The receiver of other coordinators' saves, when remote-change notifications were asked for.
+    private var remoteChangeReceiver: PostgresRemoteChangeReceiver?
 
     /// The open store's parts; throws `NSPersistentStoreOperationError` (134070) when it is not open.
     func open() throws -> Opened {
@@ -149,7 +153,7 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
         return result
     }
 
-    private func storeOptionIsTrue(_ key: String) -> Bool {
+    func storeOptionIsTrue(_ key: String) -> Bool {
         switch options?[key] {
         case let bool as Bool: return bool
         case let number as NSNumber: return number.boolValue
@@ -194,11 +198,28 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Lifecycle
 
+    /// Starts listening for other coordinators' saves when the store was added with
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey` (`PostgresStore+RemoteChange.swift`).
+    /// A failure to listen is logged: the store works, without remote-change notifications.
+    open override func didAdd(to coordinator: NSPersistentStoreCoordinator) {
+        do {
+            try startReceivingRemoteChanges(from: coordinator)
+        } catch {
+            logger.error("The PostgreSQL store can't listen for other coordinators' saves: \(PostgresErrors.describe(error))")
+        }
+    }
+
+    func setRemoteChangeReceiver(_ receiver: PostgresRemoteChangeReceiver) {
+        lock.withLock { remoteChangeReceiver = receiver }
+    }
+
     open override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
+        lock.withLock { remoteChangeReceiver }?.stop()
         opened?.bridge.close()
     }
 
     deinit {
+        remoteChangeReceiver?.stop()
         opened?.bridge.close()
     }
 

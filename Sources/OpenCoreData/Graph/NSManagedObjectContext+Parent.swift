@@ -62,7 +62,10 @@ extension NSManagedObjectContext {
     /// their unsaved changes, and `NSManagedObjectContextObjectsDidChange` is posted.
     ///
     /// Differs from Apple: not `open` (declared in an extension). The merge is enqueued with
-    /// ``perform(_:)``, so a main-queue context merges when the main queue runs.
+    /// ``perform(_:)``, so a main-queue context merges when the main queue runs. A context on a
+    /// coordinator also merges the coordinator's `.NSPersistentStoreRemoteChange`
+    /// notifications that name the changed objects (``NSInsertedObjectIDsKey`` and the others:
+    /// the PostgreSQL store's do), so it stays current with other processes and hosts.
     public var automaticallyMergesChangesFromParent: Bool {
         get { mergesFromParent }
         set {
@@ -71,17 +74,15 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// (Re)installs or removes the observer of the parent's (or coordinator's) saves.
+    /// (Re)installs or removes the observers of the parent's (or coordinator's) saves.
     func observeParentSaves() {
-        if let token = parentSaveObserver {
-            NotificationCenter.default.removeObserver(token)
-            parentSaveObserver = nil
-        }
+        for token in parentSaveObservers { NotificationCenter.default.removeObserver(token) }
+        parentSaveObservers = []
         guard mergesFromParent else { return }
         let parentContext = parent
         let coordinator = parentContext == nil ? coordinatorStorage : nil
         guard parentContext != nil || coordinator != nil else { return }
-        parentSaveObserver = NotificationCenter.default.addObserver(
+        parentSaveObservers.append(NotificationCenter.default.addObserver(
             forName: .NSManagedObjectContextDidSave, object: parentContext, queue: nil
         ) { [weak self] notification in
             // Runs on the saving context's queue: only object IDs go on to this context's queue.
@@ -91,7 +92,14 @@ extension NSManagedObjectContext {
             }
             let saved = SavedObjectIDs(notification.userInfo ?? [:])
             self.perform { self.mergeSavedChanges(saved.changeDictionary) }
-        }
+        })
+        guard let coordinator else { return }
+        parentSaveObservers.append(NotificationCenter.default.addObserver(
+            forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil
+        ) { [weak self] notification in
+            guard let self, let saved = SavedObjectIDs(remoteChange: notification.userInfo ?? [:]) else { return }
+            self.perform { self.mergeSavedChanges(saved.changeDictionary) }
+        })
     }
 }
 
@@ -109,6 +117,22 @@ struct SavedObjectIDs: Sendable {
         inserted = ids(NSInsertedObjectsKey)
         updated = ids(NSUpdatedObjectsKey)
         deleted = ids(NSDeletedObjectsKey)
+    }
+
+    /// The IDs a remote-change notification names; nil when it names none (it only says that
+    /// the store changed).
+    init?(remoteChange info: [AnyHashable: Any]) {
+        func ids(_ key: String) -> [NSManagedObjectID] {
+            switch info[key] {
+            case let set as Set<NSManagedObjectID>: return Array(set)
+            case let array as [NSManagedObjectID]: return array
+            default: return []
+            }
+        }
+        inserted = ids(NSInsertedObjectIDsKey)
+        updated = ids(NSUpdatedObjectIDsKey)
+        deleted = ids(NSDeletedObjectIDsKey)
+        if inserted.isEmpty && updated.isEmpty && deleted.isEmpty { return nil }
     }
 
     /// The change dictionary ``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)`` reads.

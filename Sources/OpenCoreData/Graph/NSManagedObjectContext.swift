@@ -83,8 +83,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The backing of a root context pinned to a query generation (its reads go to the
     /// coordinator at the generation); `nil` when unpinned (`+QueryGenerations`).
     var generationBacking: QueryGenerationBacking?
-    /// The observer of saves installed by ``automaticallyMergesChangesFromParent``.
-    var parentSaveObserver: NSObjectProtocol?
+    /// The observers of saves installed by ``automaticallyMergesChangesFromParent``.
+    var parentSaveObservers: [NSObjectProtocol] = []
     /// Whether ``automaticallyMergesChangesFromParent`` is on.
     var mergesFromParent = false
 
@@ -174,7 +174,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     deinit {
-        if let token = parentSaveObserver { NotificationCenter.default.removeObserver(token) }
+        for token in parentSaveObservers { NotificationCenter.default.removeObserver(token) }
     }
 
     /// Creates a context of the confinement type (``ConcurrencyType/confinementConcurrencyType``),
