@@ -57,6 +57,7 @@ var targets: [Target] = [
         name: "CoreDataCLI",
         dependencies: [
             "OpenCoreData",
+            "OpenCoreDataPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         path: "Sources/CoreDataCLI"

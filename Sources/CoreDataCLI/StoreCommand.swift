@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import OpenCoreData
+import OpenCoreDataPostgres
 
 /// `coredata store`: read, convert and inspect persistent stores.
 ///
@@ -22,7 +24,9 @@ import OpenCoreData
 /// (``StoreMigrateInPlaceCommand``); they are not stable forms.
 ///
 /// Store types are spelled as in ``StoreCommand/storeTypes`` (`xml`, `binary`, `sqlite`,
-/// `memory`) or as the type strings themselves (`XML`, `Binary`, …).
+/// `memory`, `postgresql`) or as the type strings themselves (`XML`, `Binary`, …). A store is
+/// a file path, or for the PostgreSQL store a `postgres://user@host:port/database?schema=NAME`
+/// URL (``StoreCommand/storeURL(_:)``).
 struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
@@ -40,11 +44,31 @@ struct StoreCommand: ParsableCommand {
         "sqlite": NSSQLiteStoreType,
         "memory": NSInMemoryStoreType,
         "inmemory": NSInMemoryStoreType,
+        "postgresql": NSPostgreSQLStoreType,
+        "postgres": NSPostgreSQLStoreType,
     ]
 
-    /// The store type string for a command-line spelling.
+    /// The store type string for a command-line spelling; the PostgreSQL store's class is
+    /// registered when it is named.
     static func storeType(_ spelling: String) -> String {
-        storeTypes[spelling.lowercased()] ?? spelling
+        let type = storeTypes[spelling.lowercased()] ?? spelling
+        if type == NSPostgreSQLStoreType { PostgresStore.registerStoreClass() }
+        return type
+    }
+
+    /// The URL of a store argument: a `postgres://` or `postgresql://` URL as it is, anything
+    /// else as a file path.
+    static func storeURL(_ argument: String) -> URL {
+        if let url = URL(string: argument), let scheme = url.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" {
+            return url
+        }
+        return URL(fileURLWithPath: argument)
+    }
+
+    /// Whether a store exists at `url`: its file, or for a PostgreSQL URL its schema's metadata.
+    static func storeExists(at url: URL) -> Bool {
+        if url.isFileURL { return FileManager.default.fileExists(atPath: url.path) }
+        return (try? PostgresStore.metadataForPersistentStore(with: url)) != nil
     }
 
     /// Loads the model at `path` (any form `NSManagedObjectModel.load(contentsOf:)` reads).

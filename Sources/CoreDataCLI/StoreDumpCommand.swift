@@ -8,13 +8,13 @@ struct StoreDumpCommand: ParsableCommand {
         commandName: "dump",
         abstract: "Print a store's objects as JSON, opening it read-only.")
 
-    @Argument(help: "The store file to read.")
+    @Argument(help: "The store file to read (or a postgres:// URL).")
     var store: String
 
     @Option(help: "The model of the store (.xcdatamodeld, .xcdatamodel, .momd, .mom or a compiled model folder).")
     var model: String
 
-    @Option(name: .customLong("type"), help: "The store's type: xml, binary, sqlite (or a type string).")
+    @Option(name: .customLong("type"), help: "The store's type: xml, binary, sqlite, postgresql (or a type string).")
     var storeType: String
 
     func run() throws {
@@ -28,7 +28,7 @@ struct StoreDumpCommand: ParsableCommand {
         let decodingModel = try StoreCommand.loadModel(model)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: StoreDump.keepingStoredBytes(try StoreCommand.loadModel(model)))
         let opened = try coordinator.addPersistentStore(
-            ofType: StoreCommand.storeType(storeType), configurationName: nil, at: URL(fileURLWithPath: store),
+            ofType: StoreCommand.storeType(storeType), configurationName: nil, at: StoreCommand.storeURL(store),
             options: [NSReadOnlyPersistentStoreOption: true])
         return try StoreDump.json(of: opened, model: coordinator.managedObjectModel, decodingWith: decodingModel)
     }

@@ -64,7 +64,7 @@ struct StoreImportCommand: ParsableCommand {
         progress?.writing(rows.count)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: loaded)
         try coordinator.addPersistentStore(ofType: StoreCommand.storeType(storeType), configurationName: nil,
-                                           at: URL(fileURLWithPath: store), options: nil)
+                                           at: StoreCommand.storeURL(store), options: nil)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let request = NSBatchInsertRequest(entityName: entity, objects: rows)

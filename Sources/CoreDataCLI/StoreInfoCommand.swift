@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
 import OpenCoreData
+import OpenCoreDataPostgres
 
-/// `coredata store info STORE`: a SQLite store's metadata and entity table as JSON, read
-/// through a read-only connection.
+/// `coredata store info STORE [--type sqlite|postgresql]`: a SQLite or PostgreSQL store's
+/// metadata and entity table as JSON, read through a read-only connection (SQLite) or one
+/// connection that changes nothing (PostgreSQL).
 ///
 /// ```json
 /// {"storeType": "SQLite", "uuid": "…", "versionHashesVersion": 3,
@@ -14,22 +16,26 @@ import OpenCoreData
 struct StoreInfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Print a SQLite store's metadata (type, UUID, version hashes, model identifiers) and its Z_PRIMARYKEY entity table as JSON."
+        abstract: "Print a SQLite or PostgreSQL store's metadata (type, UUID, version hashes, model identifiers) and its Z_PRIMARYKEY entity table as JSON."
     )
 
-    @Argument(help: "The SQLite store file.")
+    @Argument(help: "The SQLite store file (or a postgres:// URL).")
     var store: String
 
+    @Option(name: .customLong("type"), help: "The store's type: sqlite or postgresql.")
+    var storeType: String = "sqlite"
+
     func run() throws {
-        let url = URL(fileURLWithPath: store)
-        let report = try StoreCommandError.reporting { try Self.report(for: url) }
+        let url = StoreCommand.storeURL(store)
+        let type = StoreCommand.storeType(storeType)
+        let report = try StoreCommandError.reporting { try Self.report(for: url, type: type) }
         let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
         print(String(decoding: data, as: UTF8.self))
     }
 
     /// The JSON object `info` prints for the store at `url`.
-    static func report(for url: URL) throws -> [String: Any] {
-        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
+    static func report(for url: URL, type: String = NSSQLiteStoreType) throws -> [String: Any] {
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url, options: nil)
         var report: [String: Any] = [:]
         report["storeType"] = metadata.removeValue(forKey: NSStoreTypeKey) as? String ?? NSNull()
         report["uuid"] = metadata.removeValue(forKey: NSStoreUUIDKey) as? String ?? NSNull()
@@ -39,7 +45,8 @@ struct StoreInfoCommand: ParsableCommand {
         report["modelVersionIdentifiers"] = jsonValue(metadata.removeValue(forKey: NSStoreModelVersionIdentifiersKey) ?? [Any]())
         report["frameworkVersion"] = jsonValue(metadata.removeValue(forKey: NSPersistenceFrameworkVersionKey))
         report["otherMetadata"] = metadata.mapValues(jsonValue)
-        report["entities"] = try SQLiteStore.entityTable(at: url).map { row in
+        let table = type == NSPostgreSQLStoreType ? try PostgresStore.entityTable(at: url) : try SQLiteStore.entityTable(at: url)
+        report["entities"] = table.map { row in
             ["entity": row.entityNumber, "name": row.name, "super": row.superEntityNumber, "max": row.maxPrimaryKey] as [String: Any]
         }
         return report

@@ -32,17 +32,17 @@ struct StoreMigrateCommand: ParsableCommand {
 
     /// Migrates and returns the line to print.
     func migrate() throws -> String {
-        let destinationURL = URL(fileURLWithPath: destination)
-        if FileManager.default.fileExists(atPath: destinationURL.path) {
-            throw ValidationError("\(destinationURL.path) already exists; migrate writes a new store.")
+        let destinationURL = StoreCommand.storeURL(destination)
+        if StoreCommand.storeExists(at: destinationURL) {
+            throw ValidationError("\(destination) already exists; migrate writes a new store.")
         }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try StoreCommand.loadModel(model))
         let store = try coordinator.addPersistentStore(
-            ofType: StoreCommand.storeType(fromType), configurationName: nil, at: URL(fileURLWithPath: source),
+            ofType: StoreCommand.storeType(fromType), configurationName: nil, at: StoreCommand.storeURL(source),
             options: [NSReadOnlyPersistentStoreOption: true])
         let migrated = try coordinator.migratePersistentStore(store, to: destinationURL, options: nil,
                                                               type: StoreCommand.storeType(toType))
         let count = try StoreDump.objectCount(of: migrated, model: coordinator.managedObjectModel)
-        return "Migrated \(count) objects from the \(store.type) store at \(source) to the \(migrated.type) store at \(destinationURL.path)."
+        return "Migrated \(count) objects from the \(store.type) store at \(source) to the \(migrated.type) store at \(destination)."
     }
 }

@@ -30,7 +30,7 @@ struct StoreSaveLoopCommand: ParsableCommand {
             let model = SaveLoopModel.make()
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
             try coordinator.addPersistentStore(ofType: StoreCommand.storeType(storeType), configurationName: nil,
-                                               at: URL(fileURLWithPath: store), options: nil)
+                                               at: StoreCommand.storeURL(store), options: nil)
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
             try context.performAndWait {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 @_spi(CLI) import OpenCoreData
+import OpenCoreDataPostgres
 
 /// `coredata store upgrade STORE --model MODEL.xcdatamodeld [--to VERSION] [--mapping PATH]...
 /// [--type sqlite|xml|binary]`: migrates STORE in place, through the model's versions in the
@@ -37,6 +38,10 @@ struct StoreUpgradeCommand: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: store)
         let type = StoreCommand.storeType(storeType)
+        if type == NSPostgreSQLStoreType {
+            throw ValidationError("store upgrade migrates file stores (sqlite, xml, binary); the PostgreSQL store has no in-place "
+                + "migration yet. Copy it into a SQLite file with `store migrate`, upgrade that, and migrate it back into a new schema.")
+        }
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         defer { bar?.finish(complete: false) }
         let summary = try StoreCommandError.reporting {

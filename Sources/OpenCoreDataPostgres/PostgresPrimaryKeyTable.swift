@@ -70,4 +70,17 @@ public struct PostgresPrimaryKeyTable: Sendable {
         }
         return (last - Int64(count) + 1)...last
     }
+
+    /// Every row, by entity number (Core Data's `Z_PRIMARYKEY` shape, as the SQLite store reports it).
+    public func rows(on connection: PostgresConnection, logger: Logger) async throws -> [SQLiteStoreEntityRow] {
+        let rows = try await connection.query("""
+            SELECT "Z_ENT"::bigint, "Z_NAME", "Z_SUPER"::bigint, "Z_MAX" FROM \(unescaped: qualifiedName) ORDER BY "Z_ENT"
+            """, logger: logger)
+        var result: [SQLiteStoreEntityRow] = []
+        for try await row in rows {
+            let (number, name, superNumber, max) = try row.decode((Int64, String, Int64, Int64).self)
+            result.append(SQLiteStoreEntityRow(entityNumber: number, name: name, superEntityNumber: superNumber, maxPrimaryKey: max))
+        }
+        return result
+    }
 }

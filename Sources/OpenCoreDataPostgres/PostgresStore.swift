@@ -251,18 +251,11 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
     }
 
     open override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
-        let location = try PostgresStoreLocation(url: url)
-        let bridge = PostgresConnectionBridge(location: location)
-        defer { bridge.close() }
-        try bridge.checkServer()
-        let logger = Logger(label: "OpenCoreData.PostgreSQL")
-        let stored = try bridge.wait { client in
-            try await client.withConnection { connection in
-                try await readMetadata(schema: location.schema, on: connection, logger: logger).map(SendableMetadata.init)
-            }
+        let stored = try withServer(at: url) { connection, location, logger in
+            try await readMetadata(schema: location.schema, on: connection, logger: logger).map(SendableMetadata.init)
         }
         guard let stored else {
-            throw PersistentStoreErrors.make(NSFileReadNoSuchFileError, "There is no Core Data store in PostgreSQL schema \(location.schema).",
+            throw PersistentStoreErrors.make(NSFileReadNoSuchFileError, "There is no Core Data store in PostgreSQL schema \((try? PostgresStoreLocation(url: url))?.schema ?? "?").",
                                              url: url)
         }
         return stored.value
@@ -271,15 +264,30 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
     open override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
         var merged = try metadataForPersistentStore(with: url)
         for (key, value) in metadata ?? [:] { merged[key] = value }
+        let sendable = SendableMetadata(merged)
+        try withServer(at: url) { connection, location, logger in
+            try await writeMetadata(sendable.value, schema: location.schema, on: connection, logger: logger)
+        }
+    }
+
+    /// The `Z_PRIMARYKEY` rows of the store at `url` (`coredata store info`).
+    public static func entityTable(at url: URL) throws -> [SQLiteStoreEntityRow] {
+        try withServer(at: url) { connection, location, logger in
+            try await PostgresPrimaryKeyTable(schema: location.schema).rows(on: connection, logger: logger)
+        }
+    }
+
+    /// Runs `body` with one connection to the server at `url`, outside any coordinator: a
+    /// pool opened for the call and closed after it.
+    static func withServer<T: Sendable>(at url: URL,
+                                        _ body: @escaping @Sendable (PostgresConnection, PostgresStoreLocation, Logger) async throws -> T) throws -> T {
         let location = try PostgresStoreLocation(url: url)
         let bridge = PostgresConnectionBridge(location: location)
         defer { bridge.close() }
+        try bridge.checkServer()
         let logger = Logger(label: "OpenCoreData.PostgreSQL")
-        let sendable = SendableMetadata(merged)
-        try bridge.wait { client in
-            try await client.withConnection { connection in
-                try await writeMetadata(sendable.value, schema: location.schema, on: connection, logger: logger)
-            }
+        return try bridge.wait { client in
+            try await client.withConnection { connection in try await body(connection, location, logger) }
         }
     }
 }

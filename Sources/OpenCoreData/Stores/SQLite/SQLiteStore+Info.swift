@@ -11,6 +11,13 @@ public struct SQLiteStoreEntityRow: Sendable, Equatable, Codable {
     public var superEntityNumber: Int64
     /// `Z_MAX`: the last primary key allocated (kept on root entities).
     public var maxPrimaryKey: Int64
+
+    public init(entityNumber: Int64, name: String, superEntityNumber: Int64, maxPrimaryKey: Int64) {
+        self.entityNumber = entityNumber
+        self.name = name
+        self.superEntityNumber = superEntityNumber
+        self.maxPrimaryKey = maxPrimaryKey
+    }
 }
 
 extension SQLiteStore {
