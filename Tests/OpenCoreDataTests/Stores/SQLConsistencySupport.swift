@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import OpenCoreData
+import OpenCoreDataPostgres
 
 /// A model for the SQL compiler and consistency tests, built in code, whose key names cover the
 /// real-world corpus's common shapes.
@@ -162,8 +163,8 @@ extension NSEntityDescription {
     fileprivate var attributes: [NSAttributeDescription] { Array(attributesByName.values) }
 }
 
-/// The same rows in an in-memory store and in a SQLite database with the test schema, and
-/// fetches run against both.
+/// The same rows in an in-memory store, in a SQLite database with the test schema, in a real
+/// SQLite store and (when a test server runs) in a PostgreSQL store, and fetches run against all.
 final class SQLConsistencyFixture {
     let model = SQLTestModel.make()
     let coordinator: NSPersistentStoreCoordinator
@@ -174,6 +175,9 @@ final class SQLConsistencyFixture {
     /// The real SQLite store holding the same rows (same primary keys), in its own coordinator.
     let sqliteCoordinator: NSPersistentStoreCoordinator
     private(set) var sqliteStore: NSPersistentStore!
+    /// The PostgreSQL store holding the same rows, when a test server runs.
+    private(set) var postgresStore: NSPersistentStore?
+    private var postgresCoordinator: NSPersistentStoreCoordinator?
     private let directory: URL
 
     deinit {
@@ -199,23 +203,28 @@ final class SQLConsistencyFixture {
         try database.write { db in for statement in statements { try db.execute(sql: statement) } }
         try insertData()
         try copyToSQLite()
-        try copyToSQLiteStore()
+        sqliteStore = try copy(into: sqliteCoordinator, type: NSSQLiteStoreType, at: directory.appendingPathComponent("Items.sqlite"))
+        if let url = StoreTypesUnderTest.location(NSPostgreSQLStoreType, directory.appendingPathComponent("Items.pg")),
+           StoreTypesUnderTest.all.contains(NSPostgreSQLStoreType) {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            postgresStore = try copy(into: coordinator, type: NSPostgreSQLStoreType, at: url)
+            postgresCoordinator = coordinator
+        }
     }
 
-    /// Saves every row into a real SQLite store through its coordinator, with the same keys.
-    private func copyToSQLiteStore() throws {
-        sqliteStore = try sqliteCoordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
-                                                               at: directory.appendingPathComponent("Items.sqlite"), options: nil)
+    /// Saves every row into a real store of `type` at `url` through `coordinator`, with the same keys.
+    private func copy(into coordinator: NSPersistentStoreCoordinator, type: String, at url: URL) throws -> NSPersistentStore {
+        let target = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: nil)
         var snapshots: [ObjectSnapshot] = []
         for entity in model.entities {
             snapshots += try store.allSnapshots(of: entity)
         }
         snapshots.sort { $0.objectID.primaryKey! < $1.objectID.primaryKey! }
-        let newIDs = try sqliteCoordinator.permanentObjectIDs(for: snapshots.map { (entity($0.objectID.entity.name!), sqliteStore) })
+        let newIDs = try coordinator.permanentObjectIDs(for: snapshots.map { (entity($0.objectID.entity.name!), target) })
         var byOld: [NSManagedObjectID: NSManagedObjectID] = [:]
         for (snapshot, id) in zip(snapshots, newIDs) {
             guard id.primaryKey == snapshot.objectID.primaryKey else {
-                throw SQLCompileError("the SQLite copy", "keys differ: \(id) for \(snapshot.objectID)")
+                throw SQLCompileError("the \(type) copy", "keys differ: \(id) for \(snapshot.objectID)")
             }
             byOld[snapshot.objectID] = id
         }
@@ -224,17 +233,23 @@ final class SQLConsistencyFixture {
                            values: snapshot.values.mapValues { ($0 as? NSManagedObjectID).map { byOld[$0]! as Any } ?? $0 },
                            toMany: snapshot.toMany.mapValues { $0.map { byOld[$0]! } })
         }
-        try sqliteCoordinator.save(StoreSaveChanges(inserted: copies))
+        try coordinator.save(StoreSaveChanges(inserted: copies))
+        return target
     }
 
     /// The primary keys the real SQLite store returns, in order, and its count.
     func sqliteStoreKeys(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> ([Int64], Int) {
+        try storeKeys(request, sqliteStore)
+    }
+
+    /// The primary keys `store` returns, in order, and its count.
+    func storeKeys(_ request: NSFetchRequest<NSFetchRequestResult>, _ store: NSPersistentStore) throws -> ([Int64], Int) {
         let copy = request.copy() as! NSFetchRequest<NSFetchRequestResult>
-        copy.entity = sqliteCoordinator.managedObjectModel.entitiesByName[request.entity!.name!]
+        copy.entity = model.entitiesByName[request.entity!.name!]
         copy.resultType = .managedObjectIDResultType
-        guard case .objectIDs(let ids) = try sqliteStore.executeFetch(copy) else { return ([], -1) }
+        guard case .objectIDs(let ids) = try store.executeFetch(copy) else { return ([], -1) }
         copy.resultType = .countResultType
-        guard case .count(let count) = try sqliteStore.executeFetch(copy) else { return ([], -1) }
+        guard case .count(let count) = try store.executeFetch(copy) else { return ([], -1) }
         return (ids.map { $0.primaryKey! }, count)
     }
 
@@ -481,9 +496,21 @@ final class SQLConsistencyFixture {
             if keys != memory || count != memory.count {
                 return .disagreed("memory \(memory), SQLite store \(keys) counting \(count)")
             }
-            return .agreed
         } catch {
             return .disagreed("SQL failed: \(error)")
+        }
+        // What SQL answers, the PostgreSQL store answers alike. Arguments that are IDs of the
+        // in-memory store's objects name no object of another coordinator's store (SQL compares
+        // their keys alone), so those requests are the SQLite side's only.
+        guard let postgresStore, !(request.predicate.map { String(describing: $0).contains("x-coredata:") } ?? false) else { return .agreed }
+        do {
+            let (keys, count) = try storeKeys(request, postgresStore)
+            if keys != memory || count != memory.count {
+                return .disagreed("memory \(memory), PostgreSQL store \(keys) counting \(count)")
+            }
+            return .agreed
+        } catch {
+            return .disagreed("the PostgreSQL store failed: \(error)")
         }
     }
 }
