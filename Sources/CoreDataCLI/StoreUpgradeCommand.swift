@@ -39,8 +39,10 @@ struct StoreUpgradeCommand: ParsableCommand {
         let url = URL(fileURLWithPath: store)
         let type = StoreCommand.storeType(storeType)
         if type == NSPostgreSQLStoreType {
-            throw ValidationError("store upgrade migrates file stores (sqlite, xml, binary); the PostgreSQL store has no in-place "
-                + "migration yet. Copy it into a SQLite file with `store migrate`, upgrade that, and migrate it back into a new schema.")
+            throw ValidationError("store upgrade steps through versions of file stores (sqlite, xml, binary) only. A PostgreSQL store "
+                + "migrates in one step when it is added with NSMigratePersistentStoresAutomaticallyOption (a new schema swapped in "
+                + "at the end); to step through versions, copy it into a SQLite file with `store migrate`, upgrade that, and migrate "
+                + "it back into a new schema.")
         }
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         defer { bar?.finish(complete: false) }

@@ -1,5 +1,5 @@
 import Foundation
-import OpenCoreData
+@_spi(StoreMigration) import OpenCoreData
 import PostgresNIO
 
 /// The PostgreSQL store's type, as `addPersistentStore(ofType:…)` takes it.
@@ -194,6 +194,20 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
 
     open override func save(_ changes: StoreSaveChanges) throws {
         try saveChanges(changes)
+    }
+
+    // MARK: Migration in place (PostgresStore+Migration.swift)
+
+    open override class func migrationWorkingLocation(for url: URL) -> URL? {
+        workingLocation(for: url)
+    }
+
+    open override class func replaceStore(at url: URL, withMigratedStoreAt workingURL: URL) throws {
+        try swapInMigratedSchema(at: url, from: workingURL)
+    }
+
+    open override class func discardMigratedStore(at workingURL: URL) {
+        dropMigratedSchema(at: workingURL)
     }
 
     // MARK: Lifecycle

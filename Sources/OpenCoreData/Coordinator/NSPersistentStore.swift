@@ -137,6 +137,23 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Called after the store was added to `coordinator`.
     open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
 
+    // MARK: Migrating stores that are not files
+
+    /// Where a migration in place writes the migrated version of the store at `url` before it
+    /// replaces the store (``replaceStore(at:withMigratedStoreAt:)``); nil, the default, for
+    /// stores kept in files, which a migration writes next to the file and renames over it.
+    ///
+    /// Differs from Apple: an OpenCoreData hook (SPI) for stores that live in a server, such
+    /// as the PostgreSQL store.
+    @_spi(StoreMigration) open class func migrationWorkingLocation(for url: URL) -> URL? { nil }
+
+    /// Replaces the store at `url` with the migrated store at `workingURL` (from
+    /// ``migrationWorkingLocation(for:)``), all or nothing; `workingURL` is gone afterwards.
+    @_spi(StoreMigration) open class func replaceStore(at url: URL, withMigratedStoreAt workingURL: URL) throws {}
+
+    /// Removes the store a failed migration left at `workingURL`.
+    @_spi(StoreMigration) open class func discardMigratedStore(at workingURL: URL) {}
+
     /// Called before the store is removed from `coordinator`.
     open func willRemove(from coordinator: NSPersistentStoreCoordinator?) {}
 

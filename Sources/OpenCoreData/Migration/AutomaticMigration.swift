@@ -22,6 +22,8 @@ import Foundation
 ///
 /// Read-only stores, stores added with ``NSIgnorePersistentStoreVersioningOption`` or a staged
 /// migration manager, stores that don't exist yet and in-memory stores are not migrated here.
+/// A store that is not a file migrates when its class names a working location (the
+/// PostgreSQL store: a new schema swapped in at the end).
 ///
 /// Differs from Apple: the folder of the versioned model is searched for mapping models too
 /// (Linux programs keep their models in plain folders, not in bundles).
@@ -31,13 +33,14 @@ enum AutomaticMigration {
     /// is as it was.
     static func migrateIfNeeded(storeAt url: URL?, type: String, configuration: String?,
                                 options: [AnyHashable: Any]?, model: NSManagedObjectModel) throws {
-        guard let url, url.isFileURL, type != NSInMemoryStoreType,
+        guard let url, type != NSInMemoryStoreType,
               storeOptionBool(options, NSMigratePersistentStoresAutomaticallyOption) == true,
               storeOptionBool(options, NSReadOnlyPersistentStoreOption) != true,
               storeOptionBool(options, NSIgnorePersistentStoreVersioningOption) != true,
               options?[NSPersistentStoreStagedMigrationManagerOptionKey] == nil,
-              StoreTypeRegistry.shared.storeClass(for: type) != nil,
-              FileManager.default.fileExists(atPath: url.path) else { return }
+              let storeClass = StoreTypeRegistry.shared.storeClass(for: type),
+              url.isFileURL ? FileManager.default.fileExists(atPath: url.path) : storeClass.migrationWorkingLocation(for: url) != nil
+        else { return }
         // A store whose metadata can't be read, or that records no version hashes, is left to
         // the store to open (and report).
         guard let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url, options: options),

@@ -19,6 +19,9 @@ import Darwin
 ///   and the one `rename` switches from the old store to the new one. An externally stored data
 ///   folder (`.<name>_SUPPORT`) follows the new file after the rename.
 /// - Stores without a file (in-memory, `/dev/null`) write nothing.
+/// - A store type that lives elsewhere (a server) and names a working location
+///   (`NSPersistentStore.migrationWorkingLocation(for:)`) is written there and swapped in by
+///   its class (`replaceStore(at:withMigratedStoreAt:)`).
 struct MigrationDestination {
     let url: URL
     let storeType: String
@@ -28,6 +31,11 @@ struct MigrationDestination {
     let hasFile: Bool
     /// Whether the working file started as a copy of the store already at ``url``.
     let addsToExistingStore: Bool
+    /// The class that swaps a store that is not a file into place, when there is one.
+    let replacingClass: NSPersistentStore.Type?
+
+    /// Whether ``commit()`` puts a migrated store in place (a file or a store class's swap).
+    var replacesOnCommit: Bool { hasFile || replacingClass != nil }
 
     static let companions = ["-wal", "-shm", "-journal"]
 
@@ -36,10 +44,23 @@ struct MigrationDestination {
         self.storeType = storeType
         hasFile = storeType != NSInMemoryStoreType && url.isFileURL && url.path != "/dev/null"
         guard hasFile else {
-            workingURL = url
+            let storeClass = url.isFileURL ? nil : StoreTypeRegistry.shared.storeClass(for: storeType)
+            if let storeClass, let working = storeClass.migrationWorkingLocation(for: url) {
+                guard NSPersistentStoreCoordinator.standardized(url) == NSPersistentStoreCoordinator.standardized(sourceURL) else {
+                    throw MigrationErrors.make(NSMigrationManagerDestinationStoreError,
+                        "A \(storeType) store migrates in place only: the destination must be the source (\(sourceURL)).",
+                        userInfo: [NSURLErrorKey: url])
+                }
+                workingURL = working
+                replacingClass = storeClass
+            } else {
+                workingURL = url
+                replacingClass = nil
+            }
             addsToExistingStore = false
             return
         }
+        replacingClass = nil
         // The working name keeps the extension, so its externally stored data folder
         // (`.<name without extension>_SUPPORT`) is its own and can follow it on commit.
         let stem = url.deletingPathExtension().lastPathComponent, suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
@@ -64,6 +85,17 @@ struct MigrationDestination {
     /// Moves the working file over ``url``. Call after the destination store was removed from
     /// its coordinator (its file closed).
     func commit() throws {
+        if let replacingClass {
+            do {
+                try replacingClass.replaceStore(at: url, withMigratedStoreAt: workingURL)
+            } catch {
+                discard()
+                throw MigrationErrors.make(NSMigrationManagerDestinationStoreError,
+                                           "Can't put the migrated store in place at \(url): \((error as NSError).localizedDescription)",
+                                           userInfo: [NSURLErrorKey: url], underlying: error)
+            }
+            return
+        }
         guard hasFile else { return }
         let manager = FileManager.default
         do {
@@ -94,6 +126,7 @@ struct MigrationDestination {
 
     /// Removes the working file and its companions.
     func discard() {
+        replacingClass?.discardMigratedStore(at: workingURL)
         guard hasFile else { return }
         let manager = FileManager.default
         for suffix in [""] + Self.companions { try? manager.removeItem(atPath: workingURL.path + suffix) }

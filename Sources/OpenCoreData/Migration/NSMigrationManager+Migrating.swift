@@ -64,7 +64,7 @@ extension NSMigrationManager {
             try performMappings(mapping.entityMappings ?? [])
             try saveDestination()
             try checkCancelled()
-            if files.hasFile, let store = destinationStore {
+            if files.replacesOnCommit, let store = destinationStore {
                 try destinationCoordinator.remove(store)
                 destinationStore = nil
                 try files.commit()

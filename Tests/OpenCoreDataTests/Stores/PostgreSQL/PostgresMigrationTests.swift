@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+@testable import OpenCoreDataPostgres
+
+/// Automatic migration of a PostgreSQL store: the migrated objects are written into a new
+/// schema that replaces the store's in one transaction; a failure leaves the store as it was
+/// and no working schema behind.
+@Suite("PostgreSQL store: automatic migration", .enabled(if: PostgresTestServer.unavailableReason == nil,
+                                                        Comment(rawValue: PostgresTestServer.unavailableReason ?? "")))
+struct PostgresMigrationTests {
+    static let type = NSPersistentStore.StoreType(rawValue: NSPostgreSQLStoreType)
+
+    /// A store URL in a new schema, and the folder holding the versioned model.
+    static func setUp(v2: String = AutomaticMigrationTests.v2Contents) throws -> (url: URL, folder: URL, package: URL) {
+        PostgresStore.registerStoreClass()
+        let folder = try Fixtures.temporaryDirectory()
+        let package = try AutomaticMigrationTests.writePackage(in: folder, v2: v2)
+        let url = try PostgresRemoteChangeTests.freshURL()
+        return (url, folder, package)
+    }
+
+    /// The schemas whose names begin with the store's schema.
+    static func schemas(like url: URL) throws -> [String] {
+        let schema = try PostgresStoreLocation(url: url).schema
+        return try PostgresStore.withServer(at: url) { connection, _, logger in
+            let rows = try await connection.query("SELECT nspname::text FROM pg_namespace WHERE starts_with(nspname, \(schema)) ORDER BY 1",
+                                                  logger: logger)
+            var names: [String] = []
+            for try await row in rows { names.append(try row.decode(String.self)) }
+            return names
+        }
+    }
+
+    @Test func aStoreOfAnOlderVersionMigratesAtOpenAndKeepsItsUUID() throws {
+        let (url, folder, package) = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let uuid = try AutomaticMigrationTests.writeV1Store(Self.type, at: url, model: try ModelVersionList.read(at: package).versions[0].model)
+        let model = try NSManagedObjectModel.load(contentsOf: package)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: Self.type, at: url, options: AutomaticMigrationTests.migrate)
+        #expect(store.identifier == uuid, "a migrated store keeps its UUID")
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try AutomaticMigrationTests.checkMigrated(context)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: Self.type, at: url)
+        #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        #expect(try Self.schemas(like: url) == [try PostgresStoreLocation(url: url).schema], "no working or retired schema is left")
+        // The migrated store takes new objects with keys after the copied ones.
+        let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        person.setValue("Grace", forKey: "fullName")
+        try context.save()
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 3)
+    }
+
+    @Test func withoutTheMigrateOptionTheStoreIsStillIncompatible() throws {
+        let (url, folder, package) = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try AutomaticMigrationTests.writeV1Store(Self.type, at: url, model: try ModelVersionList.read(at: package).versions[0].model)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: package))
+        let error = try #require(throws: NSError.self) { try coordinator.addPersistentStore(type: Self.type, at: url, options: nil) }
+        #expect(error.code == NSPersistentStoreIncompatibleVersionHashError)
+    }
+
+    @Test func aChangeThatCannotBeInferredLeavesTheStoreAsItWas() throws {
+        // V2 turns `name` into an integer: nothing can be inferred.
+        let v2 = AutomaticMigrationTests.v1Contents.replacingOccurrences(of: #"name="name" optional="YES" attributeType="String""#,
+                                                                         with: #"name="name" optional="YES" attributeType="Integer 32""#)
+        let (url, folder, package) = try Self.setUp(v2: v2)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = try ModelVersionList.read(at: package).versions[0].model
+        try AutomaticMigrationTests.writeV1Store(Self.type, at: url, model: v1)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: package))
+        let error = try #require(throws: NSError.self) {
+            try coordinator.addPersistentStore(type: Self.type, at: url, options: AutomaticMigrationTests.migrate)
+        }
+        #expect(error.code == NSMigrationMissingMappingModelError)
+        let context = try MigrationTestModels.open(Self.type, at: url, model: v1)
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 2, "version 1 still reads it")
+    }
+
+    @Test func aMigrationThatFailsWhileCopyingDropsItsWorkingSchema() throws {
+        let (url, folder, package) = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let versions = try ModelVersionList.read(at: package)
+        try AutomaticMigrationTests.writeV1Store(Self.type, at: url, model: versions.versions[0].model)
+        // A mapping whose Person mapping names an entity version 2 lacks fails in the middle.
+        let mapping = try MigrationRunner.inferredMapping(from: versions.versions[0].model, to: versions.versions[1].model)
+        mapping.entityMappings?.first { $0.sourceEntityName == "Person" }?.destinationEntityName = "Nobody"
+        #expect(throws: (any Error).self) {
+            try MigrationRunner.migrate(storeAt: url, type: NSPostgreSQLStoreType, options: nil, from: versions.versions[0].model,
+                                        to: versions.versions[1].model, mapping: mapping)
+        }
+        #expect(try Self.schemas(like: url) == [try PostgresStoreLocation(url: url).schema], "the working schema is dropped")
+        let context = try MigrationTestModels.open(Self.type, at: url, model: versions.versions[0].model)
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 2)
+    }
+}
