@@ -59,7 +59,8 @@ struct PostgresChangeNotice: Codable, Equatable {
 ///
 /// Notices arrive on a bridge thread and are handled, in order, on a serial queue of the
 /// receiver's, so observers never run on a thread the store's I/O needs. The notification's
-/// user info holds the store's UUID (`NSStoreUUIDKey`), its URL (`NSPersistentStoreURLKey`)
+/// user info holds the store's UUID (`NSStoreUUIDKey`), its URL (`NSPersistentStoreURLKey`),
+/// the newest history token when the store records history (`NSPersistentHistoryTokenKey`)
 /// and the saved objects' IDs (``NSInsertedObjectIDsKey``, ``NSUpdatedObjectIDsKey``,
 /// ``NSDeletedObjectIDsKey``, sets of `NSManagedObjectID`), which contexts that merge
 /// automatically bring in. The store's own saves are not reported (as on Apple's stores).
@@ -111,6 +112,9 @@ final class PostgresRemoteChangeReceiver: @unchecked Sendable {
         var info: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier ?? "", NSInsertedObjectIDsKey: ids(whole.inserted),
                                         NSUpdatedObjectIDsKey: ids(whole.updated), NSDeletedObjectIDsKey: ids(whole.deleted)]
         if let url = store.url { info[NSPersistentStoreURLKey] = url }
+        if store.recordsPersistentHistory, let token = coordinator.currentPersistentHistoryToken(fromStores: [store]) {
+            info[NSPersistentHistoryTokenKey] = token
+        }
         NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: info)
     }
 }

@@ -52,6 +52,8 @@ extension PostgresStore {
                     if let (metadata, _) = pending {
                         try await Self.writeMetadata(metadata.value, schema: opened.location.schema, on: connection, logger: logger)
                     }
+                    // Last, so that the history counter's row lock is held for a moment only.
+                    if self.recordsPersistentHistory { try await self.recordHistory(changes, opened: opened, on: connection, logger: logger) }
                     // Delivered to listeners only if the transaction commits.
                     let channel = PostgresChangeChannel(schema: opened.location.schema)
                     for notice in notices { try await channel.notify(notice, on: connection, logger: logger) }

@@ -90,7 +90,8 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
         do {
             try bridge.checkServer()
             let definition = PostgresSchemaDefinition(model: model, configurationName: configurationName, schema: location.schema)
-            let stored = try Self.prepareSchema(definition, bridge: bridge, readOnly: isReadOnly, logger: logger)
+            let history = recordsPersistentHistory ? Self.historyStatements(schema: location.schema) : []
+            let stored = try Self.prepareSchema(definition, extra: history, bridge: bridge, readOnly: isReadOnly, logger: logger)
             if let stored {
                 if let storedType = stored[NSStoreTypeKey] as? String, storedType != type {
                     throw PersistentStoreErrors.make(NSPersistentStoreInvalidTypeError,
@@ -124,12 +125,13 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// Creates what is missing of the store's tables and registers its entities, under an
-    /// advisory lock so that processes opening one new store at once do not race; returns the
+    /// advisory lock so that processes opening one new store at once do not race (`extra`
+    /// statements, the history tables, run after the store's own); returns the
     /// stored metadata, nil for a new store.
-    static func prepareSchema(_ definition: PostgresSchemaDefinition, bridge: PostgresConnectionBridge, readOnly: Bool,
+    static func prepareSchema(_ definition: PostgresSchemaDefinition, extra: [String] = [], bridge: PostgresConnectionBridge, readOnly: Bool,
                               logger: Logger) throws -> [String: Any]? {
         let schema = definition.schema
-        let statements = definition.statements
+        let statements = definition.statements + extra
         let entities = definition.primaryKeyRows
         return try bridge.wait { client in
             try await client.withConnection { connection in
@@ -194,6 +196,23 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
 
     open override func save(_ changes: StoreSaveChanges) throws {
         try saveChanges(changes)
+    }
+
+    // MARK: Persistent history (PostgresStore+History.swift)
+
+    /// Whether the store was opened with `NSPersistentHistoryTrackingKey`.
+    open override var recordsPersistentHistory: Bool { storeOptionIsTrue(NSPersistentHistoryTrackingKey) }
+
+    open override func historyTransactions(from first: Int64?, after date: Date?, withChanges: Bool) throws -> [NSPersistentHistoryTransaction] {
+        try readHistory(from: first, after: date, withChanges: withChanges)
+    }
+
+    open override func deleteHistory(through last: Int64?, before date: Date?) throws -> Int {
+        try removeHistory(through: last, before: date)
+    }
+
+    open override func lastHistoryTransactionNumber() throws -> Int64 {
+        try newestHistoryTransactionNumber()
     }
 
     // MARK: Migration in place (PostgresStore+Migration.swift)

@@ -258,7 +258,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     }
 
     /// Whether the store records persistent history (it was opened with
-    /// `NSPersistentHistoryTrackingKey`). Only the SQLite store does, as in Apple.
+    /// `NSPersistentHistoryTrackingKey`). The SQLite store does (as in Apple) and the PostgreSQL store.
     open var recordsPersistentHistory: Bool { false }
 
     /// The store's history transactions numbered `first` or above and written after `date`

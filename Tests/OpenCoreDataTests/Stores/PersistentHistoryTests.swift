@@ -2,12 +2,18 @@ import Foundation
 import GRDB
 import Testing
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgres
+import PostgresNIO
 
-/// Persistent history in the SQLite store (Apple's `ATRANSACTION`/`ACHANGE` tables).
+/// Persistent history in the SQLite store (Apple's `ATRANSACTION`/`ACHANGE` tables) and, the
+/// same bodies, in the PostgreSQL store (its own tables) when a test server runs.
 @Suite("Persistent history")
 struct PersistentHistoryTests {
-    static func scenario() throws -> CatalogScenario {
-        try CatalogScenario(storeType: NSSQLiteStoreType, options: [NSPersistentHistoryTrackingKey: true]) { model in
+    /// The stores that record history.
+    static let storeTypes = [NSSQLiteStoreType, NSPostgreSQLStoreType].filter(StoreTypesUnderTest.all.contains)
+
+    static func scenario(_ storeType: String = NSSQLiteStoreType) throws -> CatalogScenario {
+        try CatalogScenario(storeType: storeType, options: [NSPersistentHistoryTrackingKey: true]) { model in
             model.entitiesByName["Tag"]?.attributesByName["name"]?.preservesValueInHistoryOnDeletion = true
         }
     }
@@ -16,8 +22,9 @@ struct PersistentHistoryTests {
         try s.context.performAndWait { (try s.context.execute(request) as? NSPersistentHistoryResult)?.result }
     }
 
-    @Test func everySaveIsATransactionWithItsChanges() throws {
-        let s = try Self.scenario()
+    @Test(arguments: storeTypes)
+    func everySaveIsATransactionWithItsChanges(storeType: String) throws {
+        let s = try Self.scenario(storeType)
         s.context.performAndWait {
             s.context.name = "editor"
             s.context.transactionAuthor = "importer"
@@ -42,8 +49,9 @@ struct PersistentHistoryTests {
         #expect(changes[0].first?.transaction === transactions[0])
     }
 
-    @Test func tokensDatesAndFetchRequestsSelectTransactions() throws {
-        let s = try Self.scenario()
+    @Test(arguments: storeTypes)
+    func tokensDatesAndFetchRequestsSelectTransactions(storeType: String) throws {
+        let s = try Self.scenario(storeType)
         s.insert("Post", ["title": "a"])
         try s.save()
         let token = try #require(s.coordinator.currentPersistentHistoryToken(fromStores: nil))
@@ -65,8 +73,9 @@ struct PersistentHistoryTests {
         #expect((try history(s, ids) as? [NSManagedObjectID])?.count == 2)
     }
 
-    @Test func deletingHistoryBeforeATokenKeepsWhatFollows() throws {
-        let s = try Self.scenario()
+    @Test(arguments: storeTypes)
+    func deletingHistoryBeforeATokenKeepsWhatFollows(storeType: String) throws {
+        let s = try Self.scenario(storeType)
         s.insert("Post", ["title": "a"])
         try s.save()
         let token = try #require(s.coordinator.currentPersistentHistoryToken(fromStores: [s.store]))
@@ -78,14 +87,13 @@ struct PersistentHistoryTests {
         let left = try #require(try history(s, .fetchHistory(after: nil as NSPersistentHistoryToken?)) as? [NSPersistentHistoryTransaction])
         #expect(left.map(\.transactionNumber) == [2])
         #expect(left.first?.changes?.count == 1)
-        let rows = try DatabaseQueue(path: try #require(s.store.url).path).read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM ACHANGE") ?? -1
-        }
+        let rows = try Self.changeRowCount(s)
         #expect(rows == 1, "the deleted transaction's changes went with it")
     }
 
-    @Test func batchRequestsAreRecordedAndMergeThroughNotifications() throws {
-        let s = try Self.scenario()
+    @Test(arguments: storeTypes)
+    func batchRequestsAreRecordedAndMergeThroughNotifications(storeType: String) throws {
+        let s = try Self.scenario(storeType)
         let insert = NSBatchInsertRequest(entityName: "Post", objects: [["title": "a"], ["title": "b"]])
         _ = try s.context.performAndWait { try s.context.execute(insert) }
         let update = NSBatchUpdateRequest(entityName: "Post")
@@ -109,6 +117,20 @@ struct PersistentHistoryTests {
         let newest = try #require((try history(s, .fetchHistory(after: last.last)) as? [NSPersistentHistoryTransaction])?.first)
         watcher.mergeChanges(fromContextDidSave: newest.objectIDNotification())
         #expect(watcher.performAndWait { !watcher.registeredObjects.contains(post) })
+    }
+
+    /// How many rows the store's `ACHANGE` table holds.
+    static func changeRowCount(_ s: CatalogScenario) throws -> Int {
+        let url = try #require(s.store.url)
+        if s.store.type == NSPostgreSQLStoreType {
+            return try PostgresStore.withServer(at: url) { connection, location, logger in
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \"\(location.schema)\".\"ACHANGE\""), logger: logger)
+                var count: Int64 = -1
+                for try await row in rows { count = try row.decode(Int64.self) }
+                return Int(count)
+            }
+        }
+        return try DatabaseQueue(path: url.path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ACHANGE") ?? -1 }
     }
 
     @Test func theTablesAreApplesAndAStoreWithoutTheKeyRefusesHistory() throws {

@@ -14,7 +14,7 @@ open class NSPersistentHistoryTransaction: NSObject, @unchecked Sendable {
     /// When the transaction was written.
     open private(set) var timestamp: Date
     /// The changes, when the request asked for them.
-    open internal(set) var changes: [NSPersistentHistoryChange]?
+    open package(set) var changes: [NSPersistentHistoryChange]?
     /// The transaction's number in its store (`ATRANSACTION.Z_PK`).
     open private(set) var transactionNumber: Int64
     /// The identifier of the store that recorded it.
@@ -28,7 +28,7 @@ open class NSPersistentHistoryTransaction: NSObject, @unchecked Sendable {
     /// The saving context's `transactionAuthor`.
     open private(set) var author: String?
 
-    init(timestamp: Date, transactionNumber: Int64, storeID: String, bundleID: String, processID: String,
+    package init(timestamp: Date, transactionNumber: Int64, storeID: String, bundleID: String, processID: String,
          contextName: String?, author: String?) {
         self.timestamp = timestamp
         self.transactionNumber = transactionNumber
@@ -87,11 +87,11 @@ open class NSPersistentHistoryChange: NSObject, @unchecked Sendable {
     /// For a delete: the values of the attributes marked `preservesValueInHistoryOnDeletion`.
     open private(set) var tombstone: [AnyHashable: Any]?
     /// The transaction the change belongs to.
-    open internal(set) weak var transaction: NSPersistentHistoryTransaction?
+    open package(set) weak var transaction: NSPersistentHistoryTransaction?
     /// For an update: the properties it changed.
     open private(set) var updatedProperties: Set<NSPropertyDescription>?
 
-    init(changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType,
+    package init(changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType,
          tombstone: [AnyHashable: Any]?, updatedProperties: Set<NSPropertyDescription>?) {
         self.changeID = changeID
         self.changedObjectID = changedObjectID

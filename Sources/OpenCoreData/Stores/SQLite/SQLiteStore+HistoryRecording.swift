@@ -68,7 +68,7 @@ extension SQLiteStore {
     }
 
     /// The attributes whose values a delete keeps in history, in slot order (by name).
-    static func tombstoneAttributes(of entity: NSEntityDescription) -> [NSAttributeDescription] {
+    package static func tombstoneAttributes(of entity: NSEntityDescription) -> [NSAttributeDescription] {
         entity.attributesByName.values.filter { $0.preservesValueInHistoryOnDeletion && !$0.isTransient }.sorted { $0.name < $1.name }
     }
 
