@@ -61,6 +61,14 @@ enum PostgresErrors {
     }
 
     /// A deadlock (40P01) or serialization failure (40001): the transaction may succeed again.
+    /// Whether the server refused a statement for its text or types (SQLSTATE classes 42,
+    /// syntax or access rule, and 22, data exception), not for the data or the connection: a
+    /// compiled fetch it refuses is evaluated in memory instead.
+    static func isStatementProblem(_ error: Error) -> Bool {
+        guard let state = sqlState(error) else { return false }
+        return state.hasPrefix("42") || state.hasPrefix("22")
+    }
+
     static func isRetryable(_ error: Error) -> Bool {
         ["40P01", "40001"].contains(sqlState(error) ?? "")
     }

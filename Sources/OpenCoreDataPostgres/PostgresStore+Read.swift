@@ -69,10 +69,13 @@ extension PostgresStore {
 
     // MARK: Fetching
 
-    /// Runs a fetch. Without a predicate, sort descriptors or dictionary results, the entity
-    /// filter, window and count run in SQL; otherwise the rows of the entity (and its
-    /// subentities when asked) are read in primary-key order and evaluated in memory, with the
-    /// evaluator the other stores share, so results are the same on every store.
+    /// Runs a fetch. Object, ID and count requests run in SQL compiled by the one SQL compiler
+    /// (its PostgreSQL dialect): predicate, sort, offset and limit in the statement, objects
+    /// read by ID in a second statement on the same connection. A request the compiler can't
+    /// translate to PostgreSQL (it needs a function only SQLite has, or PostgreSQL refuses the
+    /// statement's types) and dictionary requests read the rows of the entity (and its
+    /// subentities when asked) and evaluate them in memory with the evaluator the other stores
+    /// share, so results are the same on every store.
     func fetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
         let opened = try open()
         let name = request.entity?.name ?? request.entityName ?? ""
@@ -81,63 +84,75 @@ extension PostgresStore {
             throw PersistentStoreErrors.make(NSCoreDataError,
                 "The fetch request names no entity known to the \(PersistentStoreErrors.name(of: self)): '\(name)'.", stores: [self])
         }
-        let kinds = request.includesSubentities ? mapping.kindNumbers : [mapping.number]
         do {
-            let simple = request.predicate == nil && (request.sortDescriptors ?? []).isEmpty && request.resultType != .dictionaryResultType
-            if simple {
-                return try windowedFetch(request, kinds: kinds, table: table)
+            if request.resultType != .dictionaryResultType,
+               let statements = SQLFetchStatements.postgres(request, entity: entity, schema: opened.schema, model: opened.model) {
+                do {
+                    return try compiledFetch(request.resultType, statements)
+                } catch where PostgresErrors.isStatementProblem(error) {
+                    logger.debug("PostgreSQL refused a compiled fetch, evaluating it in memory: \(PostgresErrors.describe(error))")
+                }
             }
-            let read = try withConnection { [logger] connection, opened in
-                var bindings = PostgresBindings()
-                bindings.append(kinds)
-                let rows = try await connection.query(PostgresQuery(unsafeSQL:
-                    "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"", binds: bindings), logger: logger)
-                return (try await opened.reading.snapshots(rows, table: table, store: self))
-            }
-            let rows = opened.reading.resolvingObjectIDs(read, store: self)
-            var resolved: [NSManagedObjectID: ObjectSnapshot] = [:]
-            for row in rows { resolved[row.objectID] = row }
-            return try SnapshotFetch.run(request, entity: entity, rows: rows, snapshot: { [unowned self] id in
-                if let known = resolved[id] { return known }
-                let found = (try? self.objects([id]))?.first
-                resolved[id] = found
-                return found
-            }, toMany: { [unowned self] relationship, id in
-                (try? self.destinations(of: relationship, from: id)) ?? []
-            })
+            return try evaluatedFetch(request, entity: entity, kinds: request.includesSubentities ? mapping.kindNumbers : [mapping.number], table: table)
         } catch {
             throw PersistentStoreErrors.fetchFailed(Self.readFailure(error), entity: entity, store: self)
         }
     }
 
-    /// Objects, IDs or a count of the rows of `kinds`, in primary-key order, windowed in SQL.
-    private func windowedFetch(_ request: NSFetchRequest<NSFetchRequestResult>, kinds: [Int64], table: PostgresRowReading.Table) throws -> StoreFetchResult {
-        let limit = max(0, request.fetchLimit), offset = max(0, request.fetchOffset)
-        let window = (limit > 0 ? " LIMIT \(limit)" : "") + (offset > 0 ? " OFFSET \(offset)" : "")
-        let resultType = request.resultType
+    /// Runs the compiled statements: the count, or the IDs, or the IDs and then their rows.
+    private func compiledFetch(_ resultType: NSFetchRequestResultType,
+                               _ statements: (objects: SQLFetchStatement, count: SQLFetchStatement)) throws -> StoreFetchResult {
         let result: StoreFetchResult = try withConnection { [logger] connection, opened in
-            var bindings = PostgresBindings()
-            bindings.append(kinds)
-            let rows: PostgresRowSequence
-            switch resultType {
-            case .countResultType:
-                rows = try await connection.query(PostgresQuery(unsafeSQL:
-                    "SELECT COUNT(*) FROM (SELECT 1 FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1)\(window)) AS counted", binds: bindings), logger: logger)
-                var count = 0
-                for try await row in rows { count = Int(try row.decode(Int64.self)) }
-                return (.count(count))
-            case .managedObjectIDResultType:
-                rows = try await connection.query(PostgresQuery(unsafeSQL:
-                    "SELECT \"Z_PK\", \"Z_ENT\" FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"\(window)", binds: bindings), logger: logger)
-                return (.objectIDs(try await opened.reading.objectIDs(rows, table: table.name, store: self)))
-            default:
-                rows = try await connection.query(PostgresQuery(unsafeSQL:
-                    "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"\(window)", binds: bindings), logger: logger)
-                return (.snapshots(try await opened.reading.snapshots(rows, table: table, store: self)))
+            if resultType == .countResultType {
+                var count: Int64 = 0
+                for try await row in try await connection.query(Self.query(statements.count), logger: logger) { count = try row.decode(Int64.self) }
+                return .count(Int(count))
             }
+            let rows = try await connection.query(Self.query(statements.objects), logger: logger)
+            let ids = try await opened.reading.objectIDs(rows, table: "the fetch", store: self)
+            if resultType == .managedObjectIDResultType { return .objectIDs(ids) }
+            return .snapshots(try await self.readSnapshots(ids, opened: opened, on: connection, logger: logger))
         }
         guard case .snapshots(let snapshots) = result else { return result }
         return .snapshots(try open().reading.resolvingObjectIDs(snapshots, store: self))
+    }
+
+    /// `statement` as postgres-nio runs it.
+    static func query(_ statement: SQLFetchStatement) throws -> PostgresQuery {
+        var bindings = PostgresBindings()
+        for value in statement.bindings {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let v): bindings.append(v)
+            case .real(let v): bindings.append(v)
+            case .text(let v): bindings.append(v)
+            case .blob(let v): try bindings.append(v)
+            }
+        }
+        return PostgresQuery(unsafeSQL: statement.sql, binds: bindings)
+    }
+
+    /// Reads the rows of `kinds` in primary-key order and evaluates `request` over them.
+    private func evaluatedFetch(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription, kinds: [Int64],
+                                table: PostgresRowReading.Table) throws -> StoreFetchResult {
+        let read = try withConnection { [logger] connection, opened in
+            var bindings = PostgresBindings()
+            bindings.append(kinds)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL:
+                "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"", binds: bindings), logger: logger)
+            return (try await opened.reading.snapshots(rows, table: table, store: self))
+        }
+        let rows = try open().reading.resolvingObjectIDs(read, store: self)
+        var resolved: [NSManagedObjectID: ObjectSnapshot] = [:]
+        for row in rows { resolved[row.objectID] = row }
+        return try SnapshotFetch.run(request, entity: entity, rows: rows, snapshot: { [unowned self] id in
+            if let known = resolved[id] { return known }
+            let found = (try? self.objects([id]))?.first
+            resolved[id] = found
+            return found
+        }, toMany: { [unowned self] relationship, id in
+            (try? self.destinations(of: relationship, from: id)) ?? []
+        })
     }
 
     /// A read error as the store reports it: Core Data's errors as they are, the server's as

@@ -90,18 +90,24 @@ public struct PostgresStoreLocation: Sendable, Equatable {
     }
 
     /// postgres-nio's client configuration for this location.
+    ///
+    /// Its connections search the store's schema first (`search_path`), so that statements
+    /// from the SQL compiler name tables without the schema.
     public var clientConfiguration: PostgresClient.Configuration {
+        var configuration: PostgresClient.Configuration
         switch endpoint {
         case .unixSocket(let path):
-            return PostgresClient.Configuration(unixSocketPath: path, username: username, password: password, database: database)
+            configuration = PostgresClient.Configuration(unixSocketPath: path, username: username, password: password, database: database)
         case .tcp(let host, let port):
             let tls: PostgresClient.Configuration.TLS = switch tlsMode {
             case .disable: .disable
             case .prefer: .prefer(.makeClientConfiguration())
             case .require: .require(.makeClientConfiguration())
             }
-            return PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+            configuration = PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
         }
+        configuration.options.additionalStartupParameters = [("search_path", "\"\(schema)\"")]
+        return configuration
     }
 
     /// postgres-nio's configuration of one connection to this location (no pool).

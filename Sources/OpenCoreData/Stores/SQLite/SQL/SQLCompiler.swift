@@ -175,7 +175,8 @@ final class SQLCompiler {
                 if attribute.isTransient {
                     return .scalar(SQLOperand(fragment: "NULL", kind: kind, isNull: true, attribute: attribute))
                 }
-                return .scalar(SQLOperand(fragment: column(alias, try mapping.columnName(for: attribute)), kind: kind, attribute: attribute))
+                let value = dialect.attributeValue(column(alias, try mapping.columnName(for: attribute)), type: attribute.attributeType)
+                return .scalar(SQLOperand(fragment: value, kind: kind, attribute: attribute))
             }
             if let relationship = entity.relationshipsByName[key] {
                 if relationship.isToMany {

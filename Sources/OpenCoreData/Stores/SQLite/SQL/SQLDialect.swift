@@ -96,6 +96,11 @@ protocol SQLDialect: Sendable {
     /// `operands` combined by a bitwise operator, on 64-bit integers: two operands for the
     /// binary operators, one for ``SQLBitwiseOperator/complement``.
     func bitwise(_ op: SQLBitwiseOperator, _ operands: [SQLFragment]) -> SQLFragment
+
+    /// An attribute's column as the compiler compares, sorts and computes with it: its value
+    /// in SQLite's storage classes (Booleans as 0 and 1, UUIDs as 16 bytes, text in byte order).
+    /// SQLite's columns are that already; a database with native types converts.
+    func attributeValue(_ column: SQLFragment, type: NSAttributeType) -> SQLFragment
 }
 
 /// The bitwise functions of `NSExpression` that compile to SQL operators, by selector.
@@ -111,6 +116,8 @@ enum SQLBitwiseOperator: String, Sendable, CaseIterable {
 }
 
 extension SQLDialect {
+    func attributeValue(_ column: SQLFragment, type: NSAttributeType) -> SQLFragment { column }
+
     /// Column list `A, B, C` with each name quoted as needed.
     func columnList(_ columns: [String]) -> String {
         columns.map(quote).joined(separator: ", ")

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A statement for a SQL store of another module (the PostgreSQL store): its text, with the
+/// dialect's placeholders, and the values to bind, in order.
+package struct SQLFetchStatement: Sendable {
+    package let sql: String
+    package let bindings: [SQLBindingValue]
+}
+
+/// A value bound to a statement parameter (``SQLValue`` for stores outside this module).
+package enum SQLBindingValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+}
+
+/// Fetch requests compiled by the one SQL compiler for the PostgreSQL store.
+///
+/// A request the compiler refuses, or whose statement needs a function or collation of
+/// ``SQLFunctions`` (registered in SQLite only), gives nil: the store evaluates it in memory,
+/// with the evaluator every store shares, so results never differ between stores.
+package enum SQLFetchStatements {
+    /// `SELECT t0."Z_PK", t0."Z_ENT"` of the matching rows, sorted and windowed, and
+    /// `SELECT COUNT(*)` of them; nil when the request can't run in PostgreSQL.
+    package static func postgres(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription,
+                                 schema: SQLiteSchema, model: NSManagedObjectModel) -> (objects: SQLFetchStatement, count: SQLFetchStatement)? {
+        let compiler = SQLFetchCompiler(mapping: SQLiteCompilerMapping(schema: schema, model: model), dialect: PostgreSQLDialect())
+        guard let objects = try? compiler.objects(request, entity: entity), let count = try? compiler.count(request, entity: entity),
+              let first = statement(objects), let second = statement(count) else { return nil }
+        return (first, second)
+    }
+
+    /// `statement` for another module; nil when it names a registered function or collation
+    /// or a value bound later (a statement compiled for a request shape).
+    private static func statement(_ statement: SQLStatement) -> SQLFetchStatement? {
+        if statement.sql.contains("ocd_") { return nil }
+        var bindings: [SQLBindingValue] = []
+        for value in statement.bindings {
+            switch value {
+            case .null: bindings.append(.null)
+            case .integer(let v): bindings.append(.integer(v))
+            case .real(let v): bindings.append(.real(v))
+            case .text(let v): bindings.append(.text(v))
+            case .blob(let v): bindings.append(.blob(v))
+            case .parameter: return nil
+            }
+        }
+        return SQLFetchStatement(sql: statement.sql, bindings: bindings)
+    }
+}
