@@ -114,8 +114,10 @@ targets.append(.executableTarget(
     name: "coredata-bench",
     dependencies: [
         "OpenCoreData",
+        "OpenCoreDataPostgres",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
     ],
     path: "Benchmarks/CoreDataBench"
 ))

@@ -17,6 +17,9 @@ struct Options {
     var runs = 5
     var only: Set<String>?
     var engines = Engine.allCases
+    /// The PostgreSQL engines asked for, and the server (`--postgres URL`).
+    var postgresEngines: [PostgresBench.Engine] = []
+    var postgres: String?
     // Child-process mode (W5).
     var child: String?
     var childEngine: Engine?
@@ -44,20 +47,22 @@ struct Options {
                 options.runs = runs
             case "--only": options.only = Set(try value(argument).uppercased().split(separator: ",").map(String.init))
             case "--engines":
-                let names = try value(argument)
-                options.engines = try names.split(separator: ",").map { name in
-                    guard let engine = Engine.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
-                        throw BenchError("unknown engine \(name); engines are raw, GRDB, OpenCoreData")
+                let names = try value(argument).split(separator: ",").map { $0.lowercased() }
+                options.postgresEngines = PostgresBench.Engine.allCases.filter { names.contains($0.rawValue.lowercased()) }
+                options.engines = try names.filter { name in !options.postgresEngines.contains { $0.rawValue.lowercased() == name } }.map { name in
+                    guard let engine = Engine.allCases.first(where: { $0.rawValue.lowercased() == name }) else {
+                        throw BenchError("unknown engine \(name); engines are raw, GRDB, OpenCoreData, raw-pg, OpenCoreData-pg")
                     }
                     return engine
                 }
+            case "--postgres": options.postgres = try value(argument)
             case "--child": options.child = try value(argument)
             case "--engine": options.childEngine = Engine(rawValue: try value(argument))
             case "--db": options.database = try value(argument)
             case "--batch": options.batchSize = Int(try value(argument)) ?? 500
             case "--in-process": options.inProcess = true
             case "-h", "--help":
-                print("usage: coredata-bench [--json] [--output PATH] [--scale S] [--runs N] [--only W1,W2] [--engines raw,GRDB,OpenCoreData]")
+                print("usage: coredata-bench [--json] [--output PATH] [--scale S] [--runs N] [--only W1,W2] [--engines raw,GRDB,OpenCoreData | raw-pg,OpenCoreData-pg --postgres URL]")
                 exit(0)
             default: throw BenchError("unknown argument \(argument)")
             }
@@ -377,8 +382,17 @@ func runBenchmarks(_ options: Options) throws {
 
 do {
     let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
-    if options.child != nil { try runChild(options) } else { try runBenchmarks(options) }
+    if options.child != nil {
+        try runChild(options)
+    } else if !options.postgresEngines.isEmpty {
+        guard let server = options.postgres.flatMap(URL.init(string:)) else {
+            throw BenchError("the PostgreSQL engines need --postgres postgres://user@host:port/database (scripts/bench-postgres.sh starts a throwaway server)")
+        }
+        try PostgresBench.run(base: server, engines: options.postgresEngines, sizes: Sizes(scale: options.scale), runs: options.runs, only: options.only)
+    } else {
+        try runBenchmarks(options)
+    }
 } catch {
-    FileHandle.standardError.write(Data("coredata-bench: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("coredata-bench: \(String(reflecting: error))\n".utf8))
     exit(1)
 }

@@ -15,6 +15,8 @@ struct PostgresRowReading: @unchecked Sendable {
         let qualifiedName: String
         /// `"Z_PK", "Z_ENT", "Z_OPT", …` every column of the table.
         let selectList: String
+        /// The columns of ``selectList`` after `Z_PK` and `Z_ENT`.
+        let columnsAfterKeys: [String]
         let entities: [Int64: EntityPlan]
     }
 
@@ -52,7 +54,8 @@ struct PostgresRowReading: @unchecked Sendable {
                 entities[mapping.number] = EntityPlan(entity: entity, attributes: attributes, toOne: toOne)
             }
             tables[table.name] = Table(name: table.name, qualifiedName: PostgresSQL.qualified(qualifiedSchema, table.name),
-                                       selectList: columns.map(PostgresSQL.quote).joined(separator: ", "), entities: entities)
+                                       selectList: columns.map(PostgresSQL.quote).joined(separator: ", "),
+                                       columnsAfterKeys: Array(columns.dropFirst(2)), entities: entities)
         }
         self.tables = tables
         hasObjectIDAttributes = model.entities.contains { entity in

@@ -130,16 +130,7 @@ struct PostgresRowWriter {
     /// (a relationship missing from a snapshot was not loaded and is left as it is). All
     /// deletions run before any insertion, so the two sides of a many-to-many can both be saved.
     mutating func writeToMany(_ changes: StoreSaveChanges) async throws {
-        var written = changes.inserted.filter { !$0.toMany.isEmpty }
-        for snapshot in changes.updated where !snapshot.toMany.isEmpty {
-            guard let keys = changes.changedKeys[snapshot.objectID] else {
-                written.append(snapshot)
-                continue
-            }
-            var trimmed = snapshot
-            trimmed.toMany = snapshot.toMany.filter { keys.contains($0.key) }
-            written.append(trimmed)
-        }
+        let written = changes.toManyWrites
         for snapshot in written {
             guard let mapping = opened.schema.entity(named: snapshot.objectID.entity.name ?? "") else { continue }
             let key = snapshot.objectID.primaryKey ?? 0

@@ -47,7 +47,10 @@ public struct PostgresSchemaDefinition: Sendable {
             let terms = index.terms.map { term -> String in
                 let parts = term.split(separator: " ").map(String.init)
                 let direction = parts.dropFirst().last { ["ASC", "DESC"].contains($0.uppercased()) }
-                return ([quote(parts.first ?? term)] + (direction.map { [$0.uppercased()] } ?? [])).joined(separator: " ")
+                // Nulls first ascending (last descending), the order compiled fetches sort in
+                // (PostgreSQLDialect.orderTerm), so the index serves their ORDER BY either way.
+                let descending = direction?.uppercased() == "DESC"
+                return quote(parts.first ?? term) + (descending ? " DESC NULLS LAST" : " ASC NULLS FIRST")
             }
             statements.append("CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quote(index.name)) ON \(qualified(index.table)) "
                 + "(\(terms.joined(separator: ", ")))")

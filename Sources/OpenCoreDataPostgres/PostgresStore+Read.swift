@@ -85,10 +85,12 @@ extension PostgresStore {
                 "The fetch request names no entity known to the \(PersistentStoreErrors.name(of: self)): '\(name)'.", stores: [self])
         }
         do {
+            // Objects come with their whole rows, in the order of the table's select list.
+            let columns = request.resultType == .managedObjectResultType ? table.columnsAfterKeys : []
             if request.resultType != .dictionaryResultType,
-               let statements = SQLFetchStatements.postgres(request, entity: entity, schema: opened.schema, model: opened.model) {
+               let statements = SQLFetchStatements.postgres(request, entity: entity, schema: opened.schema, model: opened.model, columns: columns) {
                 do {
-                    return try compiledFetch(request.resultType, statements)
+                    return try compiledFetch(request.resultType, statements, table: table)
                 } catch where PostgresErrors.isStatementProblem(error) {
                     logger.debug("PostgreSQL refused a compiled fetch, evaluating it in memory: \(PostgresErrors.describe(error))")
                 }
@@ -99,9 +101,10 @@ extension PostgresStore {
         }
     }
 
-    /// Runs the compiled statements: the count, or the IDs, or the IDs and then their rows.
-    private func compiledFetch(_ resultType: NSFetchRequestResultType,
-                               _ statements: (objects: SQLFetchStatement, count: SQLFetchStatement)) throws -> StoreFetchResult {
+    /// Runs the compiled statements: the count, the IDs, or the objects' rows (selected with
+    /// `table`'s select list).
+    private func compiledFetch(_ resultType: NSFetchRequestResultType, _ statements: (objects: SQLFetchStatement, count: SQLFetchStatement),
+                               table: PostgresRowReading.Table) throws -> StoreFetchResult {
         let result: StoreFetchResult = try withConnection { [logger] connection, opened in
             if resultType == .countResultType {
                 var count: Int64 = 0
@@ -109,9 +112,8 @@ extension PostgresStore {
                 return .count(Int(count))
             }
             let rows = try await connection.query(Self.query(statements.objects), logger: logger)
-            let ids = try await opened.reading.objectIDs(rows, table: "the fetch", store: self)
-            if resultType == .managedObjectIDResultType { return .objectIDs(ids) }
-            return .snapshots(try await self.readSnapshots(ids, opened: opened, on: connection, logger: logger))
+            if resultType == .managedObjectIDResultType { return .objectIDs(try await opened.reading.objectIDs(rows, table: table.name, store: self)) }
+            return .snapshots(try await opened.reading.snapshots(rows, table: table, store: self))
         }
         guard case .snapshots(let snapshots) = result else { return result }
         return .snapshots(try open().reading.resolvingObjectIDs(snapshots, store: self))

@@ -129,6 +129,23 @@ public struct StoreSaveChanges: @unchecked Sendable {
 
     /// Whether there is nothing to write.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// The snapshots whose to-many relationships a SQL store writes: every inserted one that
+    /// carries any, and each updated one with only those that changed (all it carries when
+    /// ``changedKeys`` doesn't say).
+    package var toManyWrites: [ObjectSnapshot] {
+        var written = inserted.filter { !$0.toMany.isEmpty }
+        for snapshot in updated where !snapshot.toMany.isEmpty {
+            guard let keys = changedKeys[snapshot.objectID] else {
+                written.append(snapshot)
+                continue
+            }
+            var trimmed = snapshot
+            trimmed.toMany = snapshot.toMany.filter { keys.contains($0.key) }
+            written.append(trimmed)
+        }
+        return written
+    }
 }
 
 extension ObjectSnapshot {

@@ -1,46 +1,10 @@
 import Testing
 @testable import OpenCoreData
 
-/// The one SQL dialect the schema and the compiler share: SQLite's spellings, and a dialect
-/// with numbered placeholders plugging into the compiler without changing it.
+/// The one SQL dialect the schema and the compiler share: SQLite's spellings, and PostgreSQL's
+/// (numbered placeholders, native columns read as SQLite's storage classes) plugging into the
+/// compiler without changing it.
 @Suite struct SQLDialectTests {
-    /// A dialect with PostgreSQL's placeholders, booleans and null-safe equality, otherwise
-    /// SQLite's: what the compiler writes depends only on the dialect.
-    struct NumberedDialect: SQLDialect {
-        let base = SQLiteDialect()
-        var name: String { "Numbered" }
-        func quote(_ identifier: String) -> String { "\"" + identifier + "\"" }
-        func placeholder(_ index: Int) -> String { "$\(index)" }
-        var trueLiteral: String { "TRUE" }
-        var falseLiteral: String { "FALSE" }
-        func typeName(_ type: SQLColumnType) -> String { type == .blob ? "BYTEA" : base.typeName(type) }
-        var primaryKeyDeclaration: String { "BIGINT PRIMARY KEY" }
-        func insertIgnoringDuplicates(into table: String, columns: [String], firstParameterIndex: Int) -> String {
-            "INSERT INTO \(quote(table)) (\(columnList(columns))) VALUES (\(placeholders(count: columns.count, first: firstParameterIndex))) ON CONFLICT DO NOTHING"
-        }
-        func limitClause(limit: Int?, offset: Int?) -> SQLFragment {
-            var fragment = SQLFragment("")
-            if let limit, limit > 0 { fragment += " LIMIT " + .bind(.integer(Int64(limit))) }
-            if let offset, offset > 0 { fragment += " OFFSET " + .bind(.integer(Int64(offset))) }
-            return fragment
-        }
-        func isNotDistinct(_ a: SQLFragment, _ b: SQLFragment) -> SQLFragment { a + " IS NOT DISTINCT FROM " + b }
-        func isDistinct(_ a: SQLFragment, _ b: SQLFragment) -> SQLFragment { a + " IS DISTINCT FROM " + b }
-        func nullAsFalse(_ condition: SQLFragment) -> SQLFragment { "COALESCE(" + condition + ", FALSE)" }
-        func booleanCall(_ call: SQLFragment) -> SQLFragment { "(" + call + " = 1)" }
-        func real(_ expression: SQLFragment) -> SQLFragment { "CAST(" + expression + " AS DOUBLE PRECISION)" }
-        func collate(_ expression: SQLFragment, _ collation: String) -> SQLFragment { expression + SQLFragment(" COLLATE \"\(collation)\"") }
-        func orderTerm(_ expression: SQLFragment, ascending: Bool) -> SQLFragment {
-            expression + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
-        }
-        func functionName(_ function: SQLFunctions.Registered) -> String { "ocd." + function.rawValue }
-        /// PostgreSQL's exclusive or is `#`.
-        func bitwise(_ op: SQLBitwiseOperator, _ operands: [SQLFragment]) -> SQLFragment {
-            if op == .xor { return (operands[0] + " # " + operands[1]).parenthesized }
-            return base.bitwise(op, operands)
-        }
-    }
-
     @Test func theCompilerWritesInTheDialectItIsGiven() throws {
         let model = SQLTestModel.make()
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
@@ -49,9 +13,9 @@ import Testing
         request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selector: Selector("localizedStandardCompare:"))]
         request.fetchLimit = 5
         request.fetchOffset = 2
-        let statement = try SQLFetchCompiler(mapping: TestSchemaMapping(model: model), dialect: NumberedDialect())
+        let statement = try SQLFetchCompiler(mapping: TestSchemaMapping(model: model), dialect: PostgreSQLDialect())
             .objects(request, entity: request.entity!)
-        #expect(statement.sql == #"SELECT t0."Z_PK", t0."Z_ENT" FROM "ZITEM" AS t0 WHERE ((t0."ZAGE" > $1) AND ((ocd.ocd_predicate(4, t0."ZNAME", $2, 1) = 1)) AND (t0."ZISCOMPLETED" IS NOT DISTINCT FROM $3) AND (NOT (TRUE))) ORDER BY t0."ZNAME" COLLATE "ocd_localizedStandardCompare" ASC NULLS FIRST, t0."Z_PK" ASC NULLS FIRST LIMIT $4 OFFSET $5"#)
+        #expect(statement.sql == #"SELECT t0."Z_PK", t0."Z_ENT" FROM "ZITEM" AS t0 WHERE ((t0."ZAGE" > $1) AND ((ocd_predicate(4, (t0."ZNAME" COLLATE "C"), $2, 1) <> 0)) AND (CAST(t0."ZISCOMPLETED" AS INTEGER) IS NOT DISTINCT FROM $3) AND (NOT (TRUE))) ORDER BY (t0."ZNAME" COLLATE "C") COLLATE "ocd_localizedStandardCompare" ASC NULLS FIRST, t0."Z_PK" ASC NULLS FIRST LIMIT $4 OFFSET $5"#)
         #expect(statement.bindings == [.integer(1), .text("a?b"), .integer(1), .integer(5), .integer(2)])
     }
 
@@ -65,7 +29,7 @@ import Testing
             request.predicate = NSPredicate(format: format)
             return try SQLFetchCompiler(mapping: TestSchemaMapping(model: model), dialect: dialect).objects(request, entity: request.entity!).sql
         }
-        #expect(try sql("age ^ 3 == 0", NumberedDialect()).contains(#"(t0."ZAGE" # $1)"#))
+        #expect(try sql("age ^ 3 == 0", PostgreSQLDialect()).contains(#"(t0."ZAGE" # $1)"#))
         #expect(try sql("age ^ 3 == 0", SQLiteDialect()).contains("((t0.ZAGE | ?) - (t0.ZAGE & ?))"))
         #expect(try sql("(age & 4) != 0", SQLiteDialect()).contains("(t0.ZAGE & ?)"))
         #expect(try sql("~age << 2 > 1 OR age >> 1 | 1 == 3", SQLiteDialect()).contains("((~t0.ZAGE) << ?)"))
@@ -74,7 +38,7 @@ import Testing
 
     @Test func finishNumbersOnlyPlaceholdersOutsideQuotes() {
         let fragment = SQLFragment(#"SELECT "a?" FROM t WHERE x = ? AND y = '?' AND z IN (?, ?)"#, [.integer(1), .integer(2), .integer(3)])
-        #expect(NumberedDialect().finish(fragment).sql == #"SELECT "a?" FROM t WHERE x = $1 AND y = '?' AND z IN ($2, $3)"#)
+        #expect(PostgreSQLDialect().finish(fragment).sql == #"SELECT "a?" FROM t WHERE x = $1 AND y = '?' AND z IN ($2, $3)"#)
         #expect(SQLiteDialect().finish(fragment).sql == fragment.sql)
     }
 
@@ -96,7 +60,7 @@ import Testing
     @Test func schemaDDLUsesTheDialect() {
         let model = SQLTestModel.make()
         let schema = SQLiteSchema(model: model, configurationName: nil)
-        let statements = schema.createStatements(dialect: NumberedDialect())
+        let statements = schema.createStatements(dialect: PostgreSQLDialect())
         #expect(statements.contains { $0.hasPrefix(#"CREATE TABLE "ZITEM" ( Z_PK BIGINT PRIMARY KEY"#) })
         #expect(statements.contains { $0.contains(#""ZPAYLOAD" BYTEA"#) })
     }

@@ -147,16 +147,7 @@ extension SQLiteStore {
     private func writeToManyRelationships(_ changes: StoreSaveChanges, db: Database) throws {
         let schema = self.schema
         // An updated object rewrites only the to-many relationships that changed.
-        var written = changes.inserted.filter { !$0.toMany.isEmpty }
-        for snapshot in changes.updated where !snapshot.toMany.isEmpty {
-            guard let keys = changes.changedKeys[snapshot.objectID] else {
-                written.append(snapshot)
-                continue
-            }
-            var trimmed = snapshot
-            trimmed.toMany = snapshot.toMany.filter { keys.contains($0.key) }
-            written.append(trimmed)
-        }
+        let written = changes.toManyWrites
         for snapshot in written where !snapshot.toMany.isEmpty {
             let mapping = schema.entity(named: snapshot.objectID.entity.name ?? "")!
             for (name, _) in snapshot.toMany {

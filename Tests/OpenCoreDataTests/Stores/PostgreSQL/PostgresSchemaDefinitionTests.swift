@@ -84,8 +84,10 @@ struct PostgresSchemaDefinitionTests {
         #expect(columns.contains { $0.hasPrefix("Z_METADATA.Z_PLIST bytea") })
         let joinTables = Set(columns.filter { $0.hasPrefix("Z_") && $0.contains("TAGS") }.map { String($0.prefix { $0 != "." }) })
         #expect(joinTables.count == 1)
-        // The fetch index on Item.name, and the join table's reverse index.
-        #expect(columns.contains { $0.hasPrefix("index: ") && $0.contains("ZITEM") && $0.contains("(\"ZNAME\")") }, "\(columns.filter { $0.hasPrefix("index") })")
+        // The fetch index on Item.name, nulls first as compiled fetches sort, and the join
+        // table's reverse index.
+        #expect(columns.contains { $0.hasPrefix("index: ") && $0.contains("ZITEM") && $0.contains("(\"ZNAME\" NULLS FIRST)") },
+                "\(columns.filter { $0.hasPrefix("index") })")
         #expect(columns.filter { $0.hasPrefix("index: ") && $0.contains("TAGS") && $0.contains("_INDEX") }.count == 1)
         #expect(definition.primaryKeyRows.map(\.name).sorted() == ["Item", "Shelf", "Tag"])
     }

@@ -24,10 +24,12 @@ package enum SQLBindingValue: Sendable, Equatable {
 package enum SQLFetchStatements {
     /// `SELECT t0."Z_PK", t0."Z_ENT"` of the matching rows, sorted and windowed, and
     /// `SELECT COUNT(*)` of them; nil when the request can't run in PostgreSQL.
+    /// With `columns`, the objects statement selects those columns of the row after the two.
     package static func postgres(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription,
-                                 schema: SQLiteSchema, model: NSManagedObjectModel) -> (objects: SQLFetchStatement, count: SQLFetchStatement)? {
+                                 schema: SQLiteSchema, model: NSManagedObjectModel,
+                                 columns: [String] = []) -> (objects: SQLFetchStatement, count: SQLFetchStatement)? {
         let compiler = SQLFetchCompiler(mapping: SQLiteCompilerMapping(schema: schema, model: model), dialect: PostgreSQLDialect())
-        guard let objects = try? compiler.objects(request, entity: entity), let count = try? compiler.count(request, entity: entity),
+        guard let objects = try? compiler.objects(request, entity: entity, columns: columns), let count = try? compiler.count(request, entity: entity),
               let first = statement(objects), let second = statement(count) else { return nil }
         return (first, second)
     }
