@@ -88,9 +88,9 @@ extension PostgresStore {
             // Objects come with their whole rows, in the order of the table's select list.
             let columns = request.resultType == .managedObjectResultType ? table.columnsAfterKeys : []
             if request.resultType != .dictionaryResultType,
-               let statements = SQLFetchStatements.postgres(request, entity: entity, schema: opened.schema, model: opened.model, columns: columns) {
+               let statement = SQLFetchStatements.postgres(request, entity: entity, schema: opened.schema, model: opened.model, columns: columns) {
                 do {
-                    return try compiledFetch(request.resultType, statements, table: table)
+                    return try compiledFetch(request.resultType, statement, table: table)
                 } catch where PostgresErrors.isStatementProblem(error) {
                     logger.debug("PostgreSQL refused a compiled fetch, evaluating it in memory: \(PostgresErrors.describe(error))")
                 }
@@ -101,17 +101,17 @@ extension PostgresStore {
         }
     }
 
-    /// Runs the compiled statements: the count, the IDs, or the objects' rows (selected with
+    /// Runs the compiled statement: the count, the IDs, or the objects' rows (selected with
     /// `table`'s select list).
-    private func compiledFetch(_ resultType: NSFetchRequestResultType, _ statements: (objects: SQLFetchStatement, count: SQLFetchStatement),
+    private func compiledFetch(_ resultType: NSFetchRequestResultType, _ statement: SQLFetchStatement,
                                table: PostgresRowReading.Table) throws -> StoreFetchResult {
         let result: StoreFetchResult = try withConnection { [logger] connection, opened in
             if resultType == .countResultType {
                 var count: Int64 = 0
-                for try await row in try await connection.query(Self.query(statements.count), logger: logger) { count = try row.decode(Int64.self) }
+                for try await row in try await connection.query(Self.query(statement), logger: logger) { count = try row.decode(Int64.self) }
                 return .count(Int(count))
             }
-            let rows = try await connection.query(Self.query(statements.objects), logger: logger)
+            let rows = try await connection.query(Self.query(statement), logger: logger)
             if resultType == .managedObjectIDResultType { return .objectIDs(try await opened.reading.objectIDs(rows, table: table.name, store: self)) }
             return .snapshots(try await opened.reading.snapshots(rows, table: table, store: self))
         }

@@ -11,8 +11,8 @@ public let NSPostgreSQLStoreType = "PostgreSQL"
 ///
 /// ```swift
 /// PostgresStore.registerStoreClass()
-/// try coordinator.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil,
-///                                    at: URL(string: "postgres://app@db.example/shop?schema=catalog")!)
+/// guard let url = URL(string: "postgres://app@db.example/shop?schema=catalog") else { return }
+/// try coordinator.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: url)
 /// ```
 ///
 /// The URL's forms are ``PostgresStoreLocation``'s. Opening connects once (a wrong host, user

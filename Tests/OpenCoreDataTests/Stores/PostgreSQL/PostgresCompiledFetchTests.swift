@@ -11,11 +11,17 @@ import Testing
     static let schema = PostgresSchemaDefinition(model: model, configurationName: nil, schema: "s").layout
 
     static func statements(_ format: String, sort: [OpenCoreData.NSSortDescriptor] = [], limit: Int = 0) -> (objects: SQLFetchStatement, count: SQLFetchStatement)? {
+        guard let objects = statement(format, sort: sort, limit: limit), let count = statement(format, sort: sort, limit: limit, count: true) else { return nil }
+        return (objects, count)
+    }
+
+    static func statement(_ format: String, sort: [OpenCoreData.NSSortDescriptor], limit: Int, count: Bool = false) -> SQLFetchStatement? {
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
         request.entity = model.entitiesByName["Item"]
         request.predicate = NSPredicate(format: format)
         request.sortDescriptors = sort
         request.fetchLimit = limit
+        if count { request.resultType = .countResultType }
         return SQLFetchStatements.postgres(request, entity: model.entitiesByName["Item"]!, schema: schema, model: model)
     }
 

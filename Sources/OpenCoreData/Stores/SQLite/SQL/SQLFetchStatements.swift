@@ -22,16 +22,16 @@ package enum SQLBindingValue: Sendable, Equatable {
 /// ``SQLFunctions`` (registered in SQLite only), gives nil: the store evaluates it in memory,
 /// with the evaluator every store shares, so results never differ between stores.
 package enum SQLFetchStatements {
-    /// `SELECT t0."Z_PK", t0."Z_ENT"` of the matching rows, sorted and windowed, and
-    /// `SELECT COUNT(*)` of them; nil when the request can't run in PostgreSQL.
-    /// With `columns`, the objects statement selects those columns of the row after the two.
+    /// For a count request, `SELECT COUNT(*)` of the matching rows; otherwise
+    /// `SELECT t0."Z_PK", t0."Z_ENT"` of them, sorted and windowed, followed by `columns` of
+    /// each row. Nil when the request can't run in PostgreSQL. Only the statement the request
+    /// needs is compiled (this runs on every fetch).
     package static func postgres(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription,
-                                 schema: SQLiteSchema, model: NSManagedObjectModel,
-                                 columns: [String] = []) -> (objects: SQLFetchStatement, count: SQLFetchStatement)? {
+                                 schema: SQLiteSchema, model: NSManagedObjectModel, columns: [String] = []) -> SQLFetchStatement? {
         let compiler = SQLFetchCompiler(mapping: SQLiteCompilerMapping(schema: schema, model: model), dialect: PostgreSQLDialect())
-        guard let objects = try? compiler.objects(request, entity: entity, columns: columns), let count = try? compiler.count(request, entity: entity),
-              let first = statement(objects), let second = statement(count) else { return nil }
-        return (first, second)
+        let compiled = request.resultType == .countResultType
+            ? try? compiler.count(request, entity: entity) : try? compiler.objects(request, entity: entity, columns: columns)
+        return compiled.flatMap(statement)
     }
 
     /// `statement` for another module; nil when it names a registered function or collation
