@@ -13,11 +13,19 @@ struct PostgresRowReading: @unchecked Sendable {
         let name: String
         /// `"schema"."TABLE"`.
         let qualifiedName: String
-        /// `"Z_PK", "Z_ENT", "Z_OPT", …` every column of the table.
+        /// Every column of the table, `Z_PK`, `Z_ENT` and `Z_OPT` first: the columns a SELECT of
+        /// snapshots names, in this order.
+        let columns: [String]
+        /// ``columns`` quoted, for a SELECT: `"Z_PK", "Z_ENT", "Z_OPT", …`.
         let selectList: String
         /// The columns of ``selectList`` after `Z_PK` and `Z_ENT`.
-        let columnsAfterKeys: [String]
+        var columnsAfterKeys: [String] { Array(columns.dropFirst(2)) }
         let entities: [Int64: EntityPlan]
+
+        /// ``selectList`` with each column qualified by the table alias `alias`.
+        func selectList(alias: String) -> String {
+            columns.map { "\(alias).\(PostgresSQL.quote($0))" }.joined(separator: ", ")
+        }
     }
 
     /// Where one entity's values are among a row's cells.
@@ -28,6 +36,8 @@ struct PostgresRowReading: @unchecked Sendable {
     }
 
     let tables: [String: Table]
+    /// The table name of each of the model's entities, by the entity's identity.
+    private let tableNames: [ObjectIdentifier: String]
     let schema: SQLiteSchema
     let model: NSManagedObjectModel
     /// Whether an entity has an object-ID attribute (see ``resolvingObjectIDs(_:store:)``).
@@ -53,11 +63,15 @@ struct PostgresRowReading: @unchecked Sendable {
                 }
                 entities[mapping.number] = EntityPlan(entity: entity, attributes: attributes, toOne: toOne)
             }
-            tables[table.name] = Table(name: table.name, qualifiedName: PostgresSQL.qualified(qualifiedSchema, table.name),
-                                       selectList: columns.map(PostgresSQL.quote).joined(separator: ", "),
-                                       columnsAfterKeys: Array(columns.dropFirst(2)), entities: entities)
+            tables[table.name] = Table(name: table.name, qualifiedName: PostgresSQL.qualified(qualifiedSchema, table.name), columns: columns,
+                                       selectList: columns.map(PostgresSQL.quote).joined(separator: ", "), entities: entities)
         }
         self.tables = tables
+        var tableNames: [ObjectIdentifier: String] = [:]
+        for mapping in schema.entities {
+            if let entity = model.entitiesByName[mapping.name] { tableNames[ObjectIdentifier(entity)] = mapping.tableName }
+        }
+        self.tableNames = tableNames
         hasObjectIDAttributes = model.entities.contains { entity in
             entity.attributesByName.values.contains { $0.attributeType == .objectIDAttributeType }
         }
@@ -65,7 +79,14 @@ struct PostgresRowReading: @unchecked Sendable {
 
     /// The table of `entity`'s rows.
     func table(for entity: NSEntityDescription) -> Table? {
-        schema.entity(named: entity.name ?? "").flatMap { tables[$0.tableName] }
+        if let name = tableNames[ObjectIdentifier(entity)] { return tables[name] }
+        return schema.entity(named: entity.name ?? "").flatMap { tables[$0.tableName] }
+    }
+
+    /// The name of the table of `entity`'s rows: a lookup by the entity's identity, for each
+    /// ID a read names.
+    func tableName(for entity: NSEntityDescription) -> String? {
+        tableNames[ObjectIdentifier(entity)] ?? schema.entity(named: entity.name ?? "")?.tableName
     }
 
     /// The model's entity numbered `number` (`Z_ENT`).
@@ -78,43 +99,101 @@ struct PostgresRowReading: @unchecked Sendable {
     /// naming the table, column and row.
     func snapshots(_ rows: PostgresRowSequence, table: Table, store: PostgresStore) async throws -> [ObjectSnapshot] {
         var result: [ObjectSnapshot] = []
+        try await forEachSnapshot(rows, table: table, store: store) { snapshot, _ in result.append(snapshot) }
+        return result
+    }
+
+    /// Calls `body` with the snapshot of each of `rows` (which select `table`'s
+    /// ``Table/selectList`` first, and may select more after it) and the row's cells.
+    ///
+    /// Values go straight into each snapshot's slots (``SnapshotRowBuilder``); `Integer 64`
+    /// columns, the most common, skip the attribute-type switch.
+    func forEachSnapshot(_ rows: PostgresRowSequence, table: Table, store: PostgresStore,
+                         _ body: (ObjectSnapshot, PostgresRandomAccessRow) throws -> Void) async throws {
+        var decoders: [Int64: RowDecoder] = [:]
+        var last: (number: Int64, decoder: RowDecoder)?
         for try await row in rows {
             let cells = row.makeRandomAccess()
-            let key = try cells[0].decode(Int64.self)
-            let number = try cells[1].decode(Int64.self)
-            guard let plan = table.entities[number] else {
-                throw unreadable(table.name, "Z_ENT", key, "entity number \(number) is not one of the model's")
+            let key = try PostgresValueCoding.requiredInt64(cells[0])
+            let number = try PostgresValueCoding.requiredInt64(cells[1])
+            let decoder: RowDecoder
+            if let last, last.number == number {
+                decoder = last.decoder
+            } else if let known = decoders[number] {
+                decoder = known
+            } else {
+                guard let plan = table.entities[number] else {
+                    throw unreadable(table.name, "Z_ENT", key, "entity number \(number) is not one of the model's")
+                }
+                decoder = RowDecoder(plan: plan, store: store)
+                decoders[number] = decoder
             }
-            let version = try cells[2].decode(Int64.self)
-            var values: [String: Any] = [:]
-            for (name, index, attribute, column) in plan.attributes {
-                let value: Any?
+            let version = try PostgresValueCoding.requiredInt64(cells[2])
+            for step in decoder.attributes {
                 do {
-                    value = try PostgresValueCoding.value(cells[index], type: attribute.attributeType, column: column)
+                    if step.isInt64 {
+                        if let value = try PostgresValueCoding.int64(cells[step.index]) { decoder.builder.setInt64(value, at: step.slot) }
+                        continue
+                    }
+                    guard let value = try PostgresValueCoding.value(cells[step.index], type: step.attribute.attributeType, column: step.column) else { continue }
+                    if step.attribute.attributeType == .transformableAttributeType, let data = value as? Data {
+                        decoder.builder.set(TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(step.attribute),
+                                                                                 transformerName: step.attribute.valueTransformerName), at: step.slot)
+                    } else {
+                        decoder.builder.set(value, at: step.slot)
+                    }
                 } catch let error as NSError {
-                    throw unreadable(table.name, column, key, error.localizedDescription)
-                }
-                guard let value else { continue }
-                if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
-                    values[name] = TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(attribute),
-                                                                      transformerName: attribute.valueTransformerName)
-                } else {
-                    values[name] = value
+                    throw unreadable(table.name, step.column, key, error.localizedDescription)
                 }
             }
-            for (name, index, entityIndex, destination) in plan.toOne {
-                guard let destinationKey = try cells[index].decode(Int64?.self) else { continue }
-                var target = destination
-                if let entityIndex, let destinationNumber = try cells[entityIndex].decode(Int64?.self) {
-                    target = entity(number: destinationNumber) ?? destination
+            for step in decoder.toOne {
+                guard let destinationKey = try PostgresValueCoding.int64(cells[step.index]) else { continue }
+                var target = step.destination
+                if let entityIndex = step.entityIndex, let destinationNumber = try PostgresValueCoding.int64(cells[entityIndex]) {
+                    target = entity(number: destinationNumber) ?? target
                 }
                 guard let target else { continue }
-                values[name] = NSManagedObjectID(entity: target, store: store, primaryKey: destinationKey)
+                decoder.builder.setDestination(target, primaryKey: destinationKey, at: step.slot)
             }
-            result.append(ObjectSnapshot(objectID: NSManagedObjectID(entity: plan.entity, store: store, primaryKey: key),
-                                         values: values, version: version))
+            let snapshot = decoder.builder.finish(primaryKey: key, version: version)
+            last = (number, decoder)
+            try body(snapshot, cells)
         }
-        return result
+    }
+
+    /// How one entity's rows decode in one read: its plan with each value's slot, and the
+    /// builder of its snapshots (which knows the store). A class, so that the rows of one read
+    /// share it without copies.
+    private final class RowDecoder {
+        struct Attribute {
+            let slot: Int
+            let index: Int
+            let attribute: NSAttributeDescription
+            let column: String
+            let isInt64: Bool
+        }
+        struct ToOne {
+            let slot: Int
+            let index: Int
+            let entityIndex: Int?
+            let destination: NSEntityDescription?
+        }
+        var builder: SnapshotRowBuilder
+        let attributes: [Attribute]
+        let toOne: [ToOne]
+
+        init(plan: EntityPlan, store: PostgresStore) {
+            let builder = SnapshotRowBuilder(entity: plan.entity, store: store)
+            self.builder = builder
+            attributes = plan.attributes.compactMap { name, index, attribute, column in
+                builder.slot(forKey: name).map {
+                    Attribute(slot: $0, index: index, attribute: attribute, column: column, isInt64: attribute.attributeType == .integer64AttributeType)
+                }
+            }
+            toOne = plan.toOne.compactMap { name, index, entityIndex, destination in
+                builder.slot(forKey: name).map { ToOne(slot: $0, index: index, entityIndex: entityIndex, destination: destination) }
+            }
+        }
     }
 
     /// `snapshots` with each object-ID attribute, read as the ID's URI, turned back into the ID
@@ -137,12 +216,27 @@ struct PostgresRowReading: @unchecked Sendable {
     /// The IDs of rows that select `"Z_PK", "Z_ENT"` first.
     func objectIDs(_ rows: PostgresRowSequence, table: String, store: PostgresStore) async throws -> [NSManagedObjectID] {
         var result: [NSManagedObjectID] = []
+        // One builder per entity met: it looks the store's ID origin up once.
+        var builders: [Int64: SnapshotRowBuilder] = [:]
+        var last: (number: Int64, builder: SnapshotRowBuilder)?
         for try await row in rows {
-            let (key, number) = try row.decode((Int64, Int64).self)
-            guard let entity = entity(number: number) else {
-                throw unreadable(table, "Z_ENT", key, "entity number \(number) is not one of the model's")
+            var cells = row.makeIterator()
+            guard let keyCell = cells.next(), let numberCell = cells.next() else { continue }
+            let key = try PostgresValueCoding.requiredInt64(keyCell), number = try PostgresValueCoding.requiredInt64(numberCell)
+            if last?.number != number {
+                if let known = builders[number] {
+                    last = (number, known)
+                } else {
+                    guard let entity = entity(number: number) else {
+                        throw unreadable(table, "Z_ENT", key, "entity number \(number) is not one of the model's")
+                    }
+                    let builder = SnapshotRowBuilder(entity: entity, store: store)
+                    builders[number] = builder
+                    last = (number, builder)
+                }
             }
-            result.append(NSManagedObjectID(entity: entity, store: store, primaryKey: key))
+            guard let builder = last?.builder else { continue }
+            result.append(builder.objectID(of: builder.entity, primaryKey: key))
         }
         return result
     }

@@ -13,29 +13,49 @@ extension PostgresStore {
         return try open().reading.resolvingObjectIDs(found, store: self)
     }
 
-    /// The rows of `objectIDs`, one `= ANY($1)` query per table, in the order asked.
+    /// The rows of `objectIDs`, one query per table, in the order asked: `BETWEEN` when the
+    /// table's keys are consecutive (a batch of a `fetchBatchSize` walk usually is: an index
+    /// range scan), else `= ANY($1)`.
     func readSnapshots(_ objectIDs: [NSManagedObjectID], opened: Opened, on connection: PostgresConnection,
                        logger: Logger) async throws -> [ObjectSnapshot] {
         var byTable: [String: [Int64]] = [:]
         for id in objectIDs {
-            guard let table = opened.reading.table(for: id.entity), let key = id.primaryKey else { continue }
-            byTable[table.name, default: []].append(key)
+            guard let table = opened.reading.tableName(for: id.entity), let key = id.primaryKey else { continue }
+            byTable[table, default: []].append(key)
         }
         var found: [String: [Int64: ObjectSnapshot]] = [:]
         for (name, keys) in byTable {
             guard let table = opened.reading.tables[name] else { continue }
             var bindings = PostgresBindings()
-            bindings.append(keys)
+            let sorted = keys.sorted()
+            let condition: String
+            if let first = sorted.first, let last = sorted.last, last - first == Int64(sorted.count - 1) {
+                bindings.append(first)
+                bindings.append(last)
+                condition = "\"Z_PK\" BETWEEN $1 AND $2"
+            } else {
+                bindings.append(keys)
+                condition = "\"Z_PK\" = ANY($1)"
+            }
             let rows = try await connection.query(PostgresQuery(unsafeSQL:
-                "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \"Z_PK\" = ANY($1)", binds: bindings), logger: logger)
-            for snapshot in try await opened.reading.snapshots(rows, table: table, store: self) {
-                found[name, default: [:]][snapshot.objectID.primaryKey ?? 0] = snapshot
+                "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \(condition)", binds: bindings), logger: logger)
+            var snapshots: [Int64: ObjectSnapshot] = [:]
+            snapshots.reserveCapacity(keys.count)
+            try await opened.reading.forEachSnapshot(rows, table: table, store: self) { snapshot, _ in
+                if let key = snapshot.objectID.primaryKey { snapshots[key] = snapshot }
+            }
+            found[name] = snapshots
+        }
+        if found.count == 1, let (name, snapshots) = found.first {
+            return objectIDs.compactMap { id in
+                guard opened.reading.tableName(for: id.entity) == name, let key = id.primaryKey else { return nil }
+                return snapshots[key]
             }
         }
-        return (objectIDs.compactMap { id in
-            guard let name = opened.reading.table(for: id.entity)?.name, let key = id.primaryKey else { return nil }
+        return objectIDs.compactMap { id in
+            guard let name = opened.reading.tableName(for: id.entity), let key = id.primaryKey else { return nil }
             return found[name]?[key]
-        })
+        }
     }
 
     func destinations(of relationship: NSRelationshipDescription, from objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {

@@ -126,6 +126,27 @@ public enum PostgresValueCoding {
         }
     }
 
+    /// The `BIGINT` in `cell` (nil for NULL), read straight from its bytes when it has the
+    /// binary form postgres-nio asks for; other forms and types through postgres-nio's decoding.
+    /// Keys, versions and `Integer 64` values are read this way: the generic decoding costs
+    /// several times the read, on every cell of every row.
+    @inline(__always)
+    static func int64(_ cell: PostgresCell) throws -> Int64? {
+        guard let bytes = cell.bytes else { return nil }
+        if cell.format == .binary, cell.dataType == .int8, bytes.readableBytes == 8,
+           let value = bytes.getInteger(at: bytes.readerIndex, as: Int64.self) {
+            return value
+        }
+        return try cell.decode(Int64.self)
+    }
+
+    /// ``int64(_:)`` of a cell that must not be NULL (a key or a version).
+    @inline(__always)
+    static func requiredInt64(_ cell: PostgresCell) throws -> Int64 {
+        guard let value = try int64(cell) else { return try cell.decode(Int64.self) }
+        return value
+    }
+
     /// An integer of any width (or an integral `NSNumber`).
     private static func integer(_ value: Any) -> Int64? {
         switch value {

@@ -1,0 +1,58 @@
+/// Builds snapshots of one entity's rows value by value, into its slots: for stores outside
+/// this module that decode rows themselves (the PostgreSQL store).
+///
+/// The entity's layout and the store's ID origin are looked up once, when the builder is
+/// made, rather than once per row (making an ID from a store takes the store's lock), and
+/// values go straight into the snapshot's slots, as the SQLite store decodes its rows.
+package struct SnapshotRowBuilder {
+    /// The entity whose rows this builds.
+    package let entity: NSEntityDescription
+    private let layout: EntityLayout
+    private let origin: ObjectIDOrigin
+    private var slots: SlotValues
+
+    /// A builder of `entity`'s snapshots as objects of `store`.
+    package init(entity: NSEntityDescription, store: NSPersistentStore) {
+        self.entity = entity
+        self.layout = entity.layout
+        self.origin = store.objectIDOrigin()
+        self.slots = layout.emptyValues
+    }
+
+    /// The slot of the attribute or to-one relationship named `key`; nil when the entity has none.
+    package func slot(forKey key: String) -> Int? {
+        layout.slot(forKey: key)
+    }
+
+    /// Sets an `Integer 64` value.
+    @inline(__always)
+    package mutating func setInt64(_ value: Int64, at slot: Int) {
+        slots[slot] = .int64(value)
+    }
+
+    /// Sets a value of its attribute's Swift type (``ObjectSnapshot``'s conventions).
+    @inline(__always)
+    package mutating func set(_ value: Any, at slot: Int) {
+        slots[slot] = SlotValue(some: value)
+    }
+
+    /// Sets a to-one relationship to the row `primaryKey` of `destination`.
+    @inline(__always)
+    package mutating func setDestination(_ destination: NSEntityDescription, primaryKey: Int64, at slot: Int) {
+        slots[slot] = .other(objectID(of: destination, primaryKey: primaryKey))
+    }
+
+    /// The ID of row `primaryKey` of `entity` in the builder's store.
+    @inline(__always)
+    package func objectID(of entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID {
+        NSManagedObjectID(entity: entity, origin: origin, primaryKey: primaryKey)
+    }
+
+    /// The snapshot of the values set since the last one, as row `primaryKey` at `version`;
+    /// the builder starts the next row empty.
+    package mutating func finish(primaryKey: Int64, version: Int64) -> ObjectSnapshot {
+        var values = layout.emptyValues
+        swap(&values, &slots)
+        return ObjectSnapshot(objectID: objectID(of: entity, primaryKey: primaryKey), layout: layout, slots: values, version: version)
+    }
+}
