@@ -172,7 +172,7 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
             stores: [store], url: store.url, underlying: error)
     }
 
-    // MARK: The store protocol (PostgresStore+Read.swift, PostgresStore+Save.swift)
+    // MARK: The store protocol (PostgresStore+Read.swift, +Prefetch.swift, +Save.swift)
 
     open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
         try objects(objectIDs)
@@ -184,6 +184,11 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
 
     open override func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
         try fetch(request)
+    }
+
+    /// One statement per relationship (`PostgresStore+Prefetch.swift`).
+    open override func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+        try prefetchRows(relationship, for: sourceIDs)
     }
 
     open override func newObjectIDs(for entity: NSEntityDescription, count: Int) throws -> [NSManagedObjectID] {

@@ -92,6 +92,42 @@ import Testing
         return model
     }
 
+    /// Many-to-many prefetching gives each source its own destinations, shared destinations
+    /// once, on every store (a join table on SQLite and PostgreSQL).
+    @Test(arguments: StoreTypesUnderTest.all)
+    func manyToManyPrefetchEqualsUnprefetched(storeType: String) throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.schoolModel())
+        try coordinator.addPersistentStore(ofType: storeType, configurationName: nil,
+                                           at: StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("School")))
+        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        writer.persistentStoreCoordinator = coordinator
+        let courses = ["Art", "Math", "Music"].map { name -> NSManagedObject in
+            let course = NSEntityDescription.insertNewObject(forEntityName: "Course", into: writer)
+            course.setValue(name, forKey: "name")
+            return course
+        }
+        for (name, taken) in [("Ada", [0, 1]), ("Bo", [1, 2]), ("Cy", [])] {
+            let student = NSEntityDescription.insertNewObject(forEntityName: "Student", into: writer)
+            student.setValue(name, forKey: "name")
+            student.setValue(Set(taken.map { courses[$0] }), forKey: "courses")
+        }
+        try writer.save()
+        func walk(prefetching keyPaths: [String]?) throws -> [[String]] {
+            let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            reader.persistentStoreCoordinator = coordinator
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Student")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            request.relationshipKeyPathsForPrefetching = keyPaths
+            return try reader.fetch(request).map { student in
+                ((student.value(forKey: "courses") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
+            }
+        }
+        #expect(try walk(prefetching: ["courses"]) == [["Art", "Math"], ["Math", "Music"], []])
+        #expect(try walk(prefetching: ["courses.students"]) == walk(prefetching: nil))
+    }
+
     @Test func manyToManyThroughTheJoinTable() throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

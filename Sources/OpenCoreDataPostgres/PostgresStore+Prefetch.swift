@@ -1,0 +1,85 @@
+import Foundation
+import OpenCoreData
+import PostgresNIO
+
+/// Prefetching (`relationshipKeyPathsForPrefetching`): one statement per relationship, as the
+/// SQLite store prefetches.
+extension PostgresStore {
+    /// The destinations of `relationship` for every source in `sourceIDs`, with their rows, in
+    /// one statement: the destination rows selected with their source's key (through the
+    /// source's foreign key for a to-one, the inverse key or the join table for a to-many),
+    /// ordered by source, then by the relationship's order, then by key.
+    func prefetchRows(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+        let opened = try open()
+        var sources: [Int64: NSManagedObjectID] = [:]
+        for id in sourceIDs where id.persistentStore === self {
+            if let key = id.primaryKey { sources[key] = id }
+        }
+        guard !sources.isEmpty, let source = opened.schema.entity(named: relationship.entity?.name ?? ""),
+              let destinationName = relationship.destinationEntity?.name,
+              let destinationTableName = opened.schema.entity(named: destinationName)?.tableName,
+              let table = opened.reading.tables[destinationTableName] else { return RelationshipPrefetch() }
+        let schema = opened.location.schema
+        let columns = table.selectList(alias: "t")
+        let destinationTable = PostgresSQL.qualified(schema, destinationTableName)
+        let sql: String
+        // Through a key in the destination row each destination has one source: no repeats.
+        let mayRepeat: Bool
+        if !relationship.isToMany {
+            mayRepeat = true
+            guard let key = source.toOne[relationship.name] else { return RelationshipPrefetch() }
+            sql = """
+                SELECT \(columns), s."Z_PK" FROM \(PostgresSQL.qualified(schema, source.tableName)) s \
+                JOIN \(destinationTable) t ON t."Z_PK" = s.\(PostgresSQL.quote(key.column)) \
+                WHERE s."Z_PK" = ANY($1) ORDER BY s."Z_PK"
+                """
+        } else {
+            switch source.toMany[relationship.name] {
+            case .inverseForeignKey(let rowTable, let column, let orderColumn, _)?, .destinationKey(let rowTable, let column, let orderColumn, _)?:
+                mayRepeat = false
+                let order = orderColumn.map { "t.\(PostgresSQL.quote($0)), " } ?? ""
+                sql = """
+                    SELECT \(columns), t.\(PostgresSQL.quote(column)) FROM \(PostgresSQL.qualified(schema, rowTable)) t \
+                    WHERE t.\(PostgresSQL.quote(column)) = ANY($1) ORDER BY t.\(PostgresSQL.quote(column)), \(order)t."Z_PK"
+                    """
+            case .joinTable(let name, let sourceColumn, let destinationColumn, let orderColumn)?:
+                mayRepeat = true
+                let order = orderColumn.map { "j.\(PostgresSQL.quote($0)), " } ?? ""
+                sql = """
+                    SELECT \(columns), j.\(PostgresSQL.quote(sourceColumn)) FROM \(PostgresSQL.qualified(schema, name)) j \
+                    JOIN \(destinationTable) t ON t."Z_PK" = j.\(PostgresSQL.quote(destinationColumn)) \
+                    WHERE j.\(PostgresSQL.quote(sourceColumn)) = ANY($1) ORDER BY j.\(PostgresSQL.quote(sourceColumn)), \(order)t."Z_PK"
+                    """
+            case nil:
+                return RelationshipPrefetch()
+            }
+        }
+        let keys = sources.keys.sorted()
+        let sourceIndex = table.columns.count
+        let (snapshots, destinations) = try withConnection { [logger] connection, opened in
+            var bindings = PostgresBindings()
+            bindings.append(keys)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            // Gathered by the source's key (an integer hashes cheaply), filed under the IDs after.
+            var destinations: [Int64: [NSManagedObjectID]] = [:]
+            var snapshots: [ObjectSnapshot] = []
+            var seen: Set<NSManagedObjectID> = []
+            try await opened.reading.forEachSnapshot(rows, table: table, store: self) { snapshot, cells in
+                let sourceKey = try PostgresValueCoding.requiredInt64(cells[sourceIndex])
+                destinations[sourceKey, default: []].append(snapshot.objectID)
+                if !mayRepeat || seen.insert(snapshot.objectID).inserted { snapshots.append(snapshot) }
+            }
+            return (snapshots, destinations)
+        }
+        var result = RelationshipPrefetch(snapshots: opened.reading.resolvingObjectIDs(snapshots, store: self))
+        result.destinations.reserveCapacity(sources.count)
+        for (key, id) in sources {
+            if let found = destinations[key] {
+                result.destinations[id] = found
+            } else if relationship.isToMany {
+                result.destinations[id] = []
+            }
+        }
+        return result
+    }
+}
