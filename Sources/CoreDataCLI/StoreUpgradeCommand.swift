@@ -4,12 +4,14 @@ import Foundation
 import OpenCoreDataPostgres
 
 /// `coredata store upgrade STORE --model MODEL.xcdatamodeld [--to VERSION] [--mapping PATH]...
-/// [--type sqlite|xml|binary]`: migrates STORE in place, through the model's versions in the
-/// natural order of their names, to the current version (or VERSION).
+/// [--type sqlite|xml|binary|postgresql]`: migrates STORE (a file, or a `postgres://` URL) in
+/// place, through the model's versions in the natural order of their names, to the current
+/// version (or VERSION).
 ///
 /// One step per version pair, with a given mapping model where one fits the step (a mapping
 /// spanning several versions is one direct step) and an inferred mapping elsewhere; all or
-/// nothing, on a copy of the store (see `StoreUpgrade` in the library). A mapping whose entity
+/// nothing, on a copy of the store (see `StoreUpgrade` in the library; a PostgreSQL store's copy
+/// is a schema beside it, swapped in at the end). A mapping whose entity
 /// policy class can't be loaded here is refused before anything is done. Prints a JSON summary
 /// on standard output (`source`, `destination`, `steps` with `from`, `to` and `mapping`, the path
 /// or `"inferred"`, and `objects`, the count per entity) and, on a terminal, a progress bar on
@@ -20,7 +22,7 @@ struct StoreUpgradeCommand: ParsableCommand {
         commandName: "upgrade",
         abstract: "Migrate a store in place through its model's versions (all or nothing).")
 
-    @Argument(help: "The store file to upgrade.")
+    @Argument(help: "The store file to upgrade (or a postgres:// URL).")
     var store: String
 
     @Option(help: "The versioned model (.xcdatamodeld, .momd or a compiled model folder).")
@@ -32,18 +34,12 @@ struct StoreUpgradeCommand: ParsableCommand {
     @Option(name: .customLong("mapping"), help: "A mapping model (.xcmappingmodel or .cdm) to use where it fits a step; repeatable.")
     var mappings: [String] = []
 
-    @Option(name: .customLong("type"), help: "The store's type: sqlite, xml, binary (default: sqlite).")
+    @Option(name: .customLong("type"), help: "The store's type: sqlite, xml, binary, postgresql (default: sqlite).")
     var storeType: String = "sqlite"
 
     func run() throws {
-        let url = URL(fileURLWithPath: store)
+        let url = StoreCommand.storeURL(store)
         let type = StoreCommand.storeType(storeType)
-        if type == NSPostgreSQLStoreType {
-            throw ValidationError("store upgrade steps through versions of file stores (sqlite, xml, binary) only. A PostgreSQL store "
-                + "migrates in one step when it is added with NSMigratePersistentStoresAutomaticallyOption (a new schema swapped in "
-                + "at the end); to step through versions, copy it into a SQLite file with `store migrate`, upgrade that, and migrate "
-                + "it back into a new schema.")
-        }
         let bar = isatty(STDERR_FILENO) != 0 ? ProgressBar() : nil
         defer { bar?.finish(complete: false) }
         let summary = try StoreCommandError.reporting {

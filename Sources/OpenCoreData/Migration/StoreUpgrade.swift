@@ -66,12 +66,26 @@ import Darwin
         }
         for mapping in mappings { try checkPolicies(of: mapping.model, at: mapping.url) }
 
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw PersistentStoreErrors.make(NSFileReadNoSuchFileError, "There is no store at \(url.path).", url: url)
+        let work: WorkingCopy
+        let metadata: [String: Any]
+        if let storeClass = WorkingCopy.serverStoreClass(type: type, url: url) {
+            // A server store's copy is made with the model that wrote it, so that model is found first.
+            metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
+            guard let start = versions.index(matchingStoreMetadata: metadata) else {
+                throw MigrationErrors.make(NSMigrationMissingSourceModelError,
+                    "No version of the model at \(modelURL.path) (\(versions.versions.map(\.name).joined(separator: ", "))) wrote the store at \(url).",
+                    userInfo: [NSURLErrorKey: url])
+            }
+            work = try WorkingCopy(serverStoreAt: url, type: type, storeClass: storeClass, model: versions.versions[start].model,
+                                   metadata: metadata)
+        } else {
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw PersistentStoreErrors.make(NSFileReadNoSuchFileError, "There is no store at \(url.path).", url: url)
+            }
+            work = try WorkingCopy(of: url)
+            metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: work.storeURL)
         }
-        let work = try WorkingCopy(of: url)
         defer { work.remove() }
-        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: work.storeURL)
         guard let start = versions.index(matchingStoreMetadata: metadata) else {
             // As Apple's lightweight migration does, a store written by no known version migrates
             // from the model it caches (`Z_MODELCACHE`), in one step.
@@ -187,17 +201,34 @@ import Darwin
         return counts
     }
 
-    /// The copy an upgrade works on: a hidden folder next to the store holding the store under
-    /// its own name, its companions and its data folder.
+    /// The copy an upgrade works on: for a file store, a hidden folder next to the store
+    /// holding the store under its own name, its companions and its data folder; for a store on
+    /// a server (its class names a working location, as the PostgreSQL store's does), a new
+    /// store at that location holding a copy of every object, swapped in by the store's class.
     struct WorkingCopy {
         let original: URL
-        let folder: URL
-        var storeURL: URL { folder.appendingPathComponent(original.lastPathComponent) }
+        /// Where the copy is.
+        let storeURL: URL
+        /// The folder holding a file store's copy; nil for a server store.
+        let folder: URL?
+        /// The class that swaps a server store's copy in; nil for a file store.
+        let replacingClass: NSPersistentStore.Type?
+
+        /// The class of a `type` store at `url` that lives on a server and migrates through a
+        /// working location; nil for file stores.
+        static func serverStoreClass(type: String, url: URL) -> NSPersistentStore.Type? {
+            guard !url.isFileURL, let storeClass = StoreTypeRegistry.shared.storeClass(for: type),
+                  storeClass.migrationWorkingLocation(for: url) != nil else { return nil }
+            return storeClass
+        }
 
         init(of url: URL) throws {
             original = url
-            folder = url.deletingLastPathComponent()
+            replacingClass = nil
+            let folder = url.deletingLastPathComponent()
                 .appendingPathComponent(".\(url.lastPathComponent).upgrade-\(UUID().uuidString)", isDirectory: true)
+            self.folder = folder
+            storeURL = folder.appendingPathComponent(url.lastPathComponent)
             let manager = FileManager.default
             do {
                 try manager.createDirectory(at: folder, withIntermediateDirectories: false)
@@ -215,8 +246,42 @@ import Darwin
             }
         }
 
+        /// Copies the server store at `url` (written with `model`, its metadata `metadata`) to
+        /// its class's working location: every object, and the metadata (the store's UUID too).
+        init(serverStoreAt url: URL, type: String, storeClass: NSPersistentStore.Type, model: NSManagedObjectModel,
+             metadata: [String: Any]) throws {
+            guard let working = storeClass.migrationWorkingLocation(for: url) else {
+                throw MigrationErrors.make(NSMigrationError, "The \(type) store at \(url) can't be copied to upgrade it.", userInfo: [NSURLErrorKey: url])
+            }
+            original = url
+            storeURL = working
+            folder = nil
+            replacingClass = storeClass
+            do {
+                let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+                let store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url,
+                                                               options: [NSReadOnlyPersistentStoreOption: true])
+                let copy = try coordinator.migratePersistentStore(store, to: working, options: nil, type: type)
+                try coordinator.remove(copy)
+                try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: type, at: working)
+            } catch {
+                storeClass.discardMigratedStore(at: working)
+                throw MigrationErrors.make(NSMigrationError, "Can't copy the store at \(url) to upgrade it: \((error as NSError).localizedDescription)",
+                                           userInfo: [NSURLErrorKey: url], underlying: error)
+            }
+        }
+
         /// Moves the upgraded copy over the original (see the type's discussion).
         func replaceOriginal(type: String) throws {
+            if let replacingClass {
+                do {
+                    try replacingClass.replaceStore(at: original, withMigratedStoreAt: storeURL)
+                } catch {
+                    throw MigrationErrors.make(NSMigrationError, "Can't put the upgraded store in place at \(original): \((error as NSError).localizedDescription)",
+                                               userInfo: [NSURLErrorKey: original], underlying: error)
+                }
+                return
+            }
             let manager = FileManager.default
             do {
                 if type == NSSQLiteStoreType {
@@ -243,8 +308,10 @@ import Darwin
             }
         }
 
+        /// Removes the copy (nothing is left of a copy swapped in).
         func remove() {
-            try? FileManager.default.removeItem(at: folder)
+            if let folder { try? FileManager.default.removeItem(at: folder) }
+            if let replacingClass { replacingClass.discardMigratedStore(at: storeURL) }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(CLI) @testable import OpenCoreData
+import OpenCoreDataPostgres
 
 /// `coredata store upgrade`, run as the built executable on copies of the Apple-written
 /// CoreDataPlus fixture store `SampleModel_V1.sqlite` (with its `-wal` and `-shm`).
@@ -111,9 +112,14 @@ import Testing
 
 /// `coredata store upgrade` planning, in process: the steps through several versions.
 @Suite struct StoreUpgradeTests {
+    /// The file store types, and PostgreSQL when its server can run (its copy is a schema).
+    static let types: [NSPersistentStore.StoreType] = AutomaticMigrationTests.fileTypes
+        + (StoreTypesUnderTest.all.contains(NSPostgreSQLStoreType) ? [NSPersistentStore.StoreType(rawValue: NSPostgreSQLStoreType)] : [])
+
     /// A three-version package (V1, V2 of `AutomaticMigrationTests`, and a V3 adding `Tag`),
-    /// upgraded from V1 in two inferred steps, on every file store type; the summary counts.
-    @Test(arguments: AutomaticMigrationTests.fileTypes)
+    /// upgraded from V1 in two inferred steps, on every file store type and on PostgreSQL; the
+    /// summary counts.
+    @Test(arguments: types)
     func upgradesThroughEveryVersion(_ type: NSPersistentStore.StoreType) throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -130,7 +136,7 @@ import Testing
         let versions = try ModelVersionList.read(at: package)
         #expect(versions.versions.map(\.name) == ["Model", "Model 2", "Model 10"], "natural order")
 
-        let url = folder.appendingPathComponent("store")
+        let url = try #require(StoreTypesUnderTest.location(type.rawValue, folder.appendingPathComponent("store")))
         let uuid = try AutomaticMigrationTests.writeV1Store(type, at: url, model: versions.versions[0].model)
         let summary = try StoreUpgrade.upgrade(storeAt: url, type: type.rawValue, modelAt: package, to: "Model 10", mappings: [])
         #expect(summary.steps == [.init(from: "Model", to: "Model 2", mappingPath: nil), .init(from: "Model 2", to: "Model 10", mappingPath: nil)])

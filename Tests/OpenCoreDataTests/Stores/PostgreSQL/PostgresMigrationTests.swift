@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+@_spi(CLI) @testable import OpenCoreData
 @testable import OpenCoreDataPostgres
 
 /// Automatic migration of a PostgreSQL store: the migrated objects are written into a new
@@ -51,6 +51,26 @@ struct PostgresMigrationTests {
         person.setValue("Grace", forKey: "fullName")
         try context.save()
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 3)
+    }
+
+    /// `coredata store upgrade` on PostgreSQL: a step that can't be inferred fails the whole
+    /// upgrade; the store reads as before with its UUID, and no copy schema is left.
+    @Test func anUpgradeThatFailsLeavesTheStoreAndNoCopy() throws {
+        let v2 = AutomaticMigrationTests.v1Contents.replacingOccurrences(of: #"name="name" optional="YES" attributeType="String""#,
+                                                                         with: #"name="name" optional="YES" attributeType="Integer 32""#)
+        let (url, folder, package) = try Self.setUp(v2: v2)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = try ModelVersionList.read(at: package).versions[0].model
+        let uuid = try AutomaticMigrationTests.writeV1Store(Self.type, at: url, model: v1)
+        let error = try #require(throws: NSError.self) {
+            try StoreUpgrade.upgrade(storeAt: url, type: NSPostgreSQLStoreType, modelAt: package, to: nil, mappings: [])
+        }
+        #expect(error.code == NSInferredMappingModelError, "the step that cannot be inferred names why")
+        #expect(try Self.schemas(like: url) == [try PostgresStoreLocation(url: url).schema], "the copy's schema is gone")
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: Self.type, at: url)
+        #expect(metadata[NSStoreUUIDKey] as? String == uuid)
+        let context = try MigrationTestModels.open(Self.type, at: url, model: v1)
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 2, "version 1 still reads it")
     }
 
     @Test func withoutTheMigrateOptionTheStoreIsStillIncompatible() throws {
