@@ -84,9 +84,15 @@ enum OpenCoreDataWorkloads {
 
     static func w3Query(_ url: URL, model: NSManagedObjectModel, rows: Int, queries: Int, _ watch: inout Stopwatch) throws -> Int64 {
         let context = try open(url, model: model)
-        let keys = BenchModel.itemKeys
         watch.start()
-        let sum = try context.performAndWait {
+        defer { watch.stop() }
+        return try w3QueryTimed(context, rows: rows, queries: queries)
+    }
+
+    /// W3's timed part, for every store (see ``w1InsertTimed(_:count:)``).
+    @inline(never) static func w3QueryTimed(_ context: NSManagedObjectContext, rows: Int, queries: Int) throws -> Int64 {
+        let keys = BenchModel.itemKeys
+        return try context.performAndWait {
             var sum: Int64 = 0
             for query in 0..<queries {
                 let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
@@ -100,8 +106,6 @@ enum OpenCoreDataWorkloads {
             }
             return sum
         }
-        watch.stop()
-        return sum
     }
 
     static func w4Prefetch(_ url: URL, model: NSManagedObjectModel, _ watch: inout Stopwatch) throws -> Int64 {
@@ -150,13 +154,18 @@ enum OpenCoreDataWorkloads {
     static func w6Update(_ url: URL, model: NSManagedObjectModel, count: Int, token: Int64, _ watch: inout Stopwatch) throws {
         let context = try open(url, model: model)
         watch.start()
+        try w6UpdateTimed(context, count: count, token: token)
+        watch.stop()
+    }
+
+    /// W6's timed part, for every store: sets `a1` of the items with `a0 < count` to `token`, one save.
+    @inline(never) static func w6UpdateTimed(_ context: NSManagedObjectContext, count: Int, token: Int64) throws {
         try context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
             request.predicate = NSPredicate(format: "a0 < %@", argumentArray: [NSNumber(value: count)])
             for item in try context.fetch(request) { item.setValue(token, forKey: "a1") }
             try context.save()
         }
-        watch.stop()
     }
 
     /// Two private-queue contexts of one coordinator on two threads, each running
@@ -164,7 +173,11 @@ enum OpenCoreDataWorkloads {
     /// between the threads, see ``RawWorkloads/w7Lower(thread:transaction:sizes:)``), add 1 to
     /// their `a5`, save.
     static func w7Concurrent(_ url: URL, model: NSManagedObjectModel, sizes: Sizes, _ watch: inout Stopwatch) throws {
-        let coordinator = try open(url, model: model).persistentStoreCoordinator
+        try w7ConcurrentTimed(try open(url, model: model).persistentStoreCoordinator, sizes: sizes, &watch)
+    }
+
+    /// W7's timed part over `coordinator`'s store, for every store.
+    static func w7ConcurrentTimed(_ coordinator: NSPersistentStoreCoordinator?, sizes: Sizes, _ watch: inout Stopwatch) throws {
         try timedOnThreads(sizes.w7Threads, &watch, setup: { _ in
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator

@@ -3,13 +3,13 @@ import OpenCoreData
 import OpenCoreDataPostgres
 import PostgresNIO
 
-/// `coredata-bench --engines raw-pg,OpenCoreData-pg --postgres URL` (issue 16): W1, W2, W3 and
-/// W6 against a PostgreSQL server, through raw postgres-nio statements and through
+/// `coredata-bench --engines raw-pg,OpenCoreData-pg --postgres URL` (issue 16): W1–W7
+/// against a PostgreSQL server, through raw postgres-nio statements and through
 /// OpenCoreData's PostgreSQL store, on the same tables (the store's schema) in the same run.
 ///
 /// Both engines reach the server through ``PostgresConnectionBridge`` (postgres-nio's pool,
 /// waited on synchronously), so the ratio is what the Core Data stack adds. Each run of each
-/// workload gets a schema of its own, dropped afterwards. Not measured yet: W4, W5 and W7.
+/// workload gets a schema of its own, dropped afterwards.
 enum PostgresBench {
     enum Engine: String, CaseIterable {
         case raw = "raw-pg", openCoreData = "OpenCoreData-pg"
@@ -68,6 +68,25 @@ enum PostgresBench {
             }
         }
 
+        func parentStore(parents: Int, perParent: Int) -> (String) throws -> Void {
+            { schema in
+                try emptyStore(schema)
+                func entity(_ name: String) -> String { "(SELECT \"Z_ENT\" FROM \"\(schema)\".\"Z_PRIMARYKEY\" WHERE \"Z_NAME\" = '\(name)')" }
+                let children = parents * perParent
+                // BenchValues.childValue and DataSets.parentStore's shape: parent `index` is its key − 1.
+                try execute(base, [
+                    "INSERT INTO \"\(schema)\".\"ZPARENT\" (\"Z_PK\", \"Z_ENT\", \"Z_OPT\", \"ZINDEX\") "
+                        + "SELECT g, \(entity("Parent")), 1, g - 1 FROM generate_series(1::bigint, \(parents)) AS g",
+                    "INSERT INTO \"\(schema)\".\"ZCHILD\" (\"Z_PK\", \"Z_ENT\", \"Z_OPT\", \"ZVALUE\", \"ZPARENT\") "
+                        + "SELECT g, \(entity("Child")), 1, g % 997, (g - 1) / \(perParent) + 1 FROM generate_series(1::bigint, \(children)) AS g",
+                    "UPDATE \"\(schema)\".\"Z_PRIMARYKEY\" SET \"Z_MAX\" = \(parents) WHERE \"Z_NAME\" = 'Parent'",
+                    "UPDATE \"\(schema)\".\"Z_PRIMARYKEY\" SET \"Z_MAX\" = \(children) WHERE \"Z_NAME\" = 'Child'",
+                    "ANALYZE \"\(schema)\".\"ZPARENT\"",
+                    "ANALYZE \"\(schema)\".\"ZCHILD\"",
+                ])
+            }
+        }
+
         try measure("W1", "insert \(sizes.w1Inserts) × 10 Int64, one save", prepare: emptyStore) { engine, url, watch in
             let count = Int64(sizes.w1Inserts)
             switch engine {
@@ -116,19 +135,7 @@ enum PostgresBench {
                 let context = try open(url, model: model)
                 watch.start()
                 defer { watch.stop() }
-                return try context.performAndWait {
-                    var sum: Int64 = 0
-                    for lower in bounds {
-                        let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
-                        request.predicate = NSPredicate(format: "a0 >= %@ AND a2 < %@", argumentArray: [NSNumber(value: lower), NSNumber(value: 50)])
-                        request.sortDescriptors = [NSSortDescriptor(key: "a0", ascending: true)]
-                        request.fetchLimit = 100
-                        for item in try context.fetch(request) {
-                            for key in BenchModel.itemKeys { sum &+= OpenCoreDataWorkloads.int(item, key) }
-                        }
-                    }
-                    return sum
-                }
+                return try OpenCoreDataWorkloads.w3QueryTimed(context, rows: sizes.w3Rows, queries: sizes.w3Queries)
             }
         }
 
@@ -150,15 +157,50 @@ enum PostgresBench {
             case .openCoreData:
                 let context = try open(url, model: model)
                 watch.start()
-                try context.performAndWait {
-                    let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
-                    request.predicate = NSPredicate(format: "a0 < %@", argumentArray: [NSNumber(value: limit)])
-                    for item in try context.fetch(request) { item.setValue(token, forKey: "a1") }
-                    try context.save()
-                }
+                try OpenCoreDataWorkloads.w6UpdateTimed(context, count: sizes.w6Updates, token: token)
                 watch.stop()
             }
             return try sum(url, "SELECT (SUM(\"ZA1\") + SUM(\"Z_OPT\"))::bigint FROM \"ZITEM\"")
+        }
+
+        try measure("W4", "\(sizes.w4Parents) parents × \(sizes.w4ChildrenPerParent) children, prefetched",
+                    prepare: parentStore(parents: sizes.w4Parents, perParent: sizes.w4ChildrenPerParent)) { engine, url, watch in
+            switch engine {
+            case .raw:
+                // The join raw SQLite's W4 runs; every selected value is summed, as the store's side sums them.
+                return try rawSum(url, &watch, "SELECT c.\"ZVALUE\", p.\"ZINDEX\" FROM \"ZPARENT\" p JOIN \"ZCHILD\" c ON c.\"ZPARENT\" = p.\"Z_PK\"", [[]])
+            case .openCoreData:
+                let context = try open(url, model: model)
+                watch.start()
+                defer { watch.stop() }
+                return try OpenCoreDataWorkloads.w4PrefetchTimed(context)
+            }
+        }
+
+        let walked = max(sizes.w3Rows, sizes.w5Rows)
+        try measure("W5", "walk \(walked) with fetchBatchSize \(sizes.w5BatchSize)", prepare: filledStore(walked)) { engine, url, watch in
+            switch engine {
+            case .raw:
+                // Every column, as raw SQLite's W5 selects them; `a0` summed.
+                return try rawSum(url, &watch, "SELECT \"Z_PK\", \(BenchModel.itemColumns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \"ZITEM\"",
+                                  [[]], columns: 1..<2)
+            case .openCoreData:
+                let context = try open(url, model: model)
+                watch.start()
+                defer { watch.stop() }
+                return try OpenCoreDataWorkloads.w5WalkTimed(context, batchSize: sizes.w5BatchSize)
+            }
+        }
+
+        let w7Title = "\(sizes.w7Threads) threads × \(sizes.w7Transactions) transactions: fetch \(sizes.w7ItemsPerTransaction), change 1 attribute, save"
+        try measure("W7", w7Title, prepare: filledStore(sizes.w7Rows)) { engine, url, watch in
+            switch engine {
+            case .raw:
+                try rawConcurrent(url, sizes: sizes, &watch)
+            case .openCoreData:
+                try OpenCoreDataWorkloads.w7ConcurrentTimed(try open(url, model: model).persistentStoreCoordinator, sizes: sizes, &watch)
+            }
+            return try sum(url, "SELECT (SUM(\"ZA0\") + SUM(\"ZA5\") + SUM(\"Z_OPT\"))::bigint FROM \"ZITEM\"")
         }
 
         let machine = MachineInfo()
@@ -234,8 +276,8 @@ enum PostgresBench {
         }
     }
 
-    /// Runs `sql` once per argument list, timed, and sums every selected Int64.
-    static func rawSum(_ url: URL, _ watch: inout Stopwatch, _ sql: String, _ argumentLists: [[Int64]]) throws -> Int64 {
+    /// Runs `sql` once per argument list, timed, and sums every selected Int64 (those of `columns` when given).
+    static func rawSum(_ url: URL, _ watch: inout Stopwatch, _ sql: String, _ argumentLists: [[Int64]], columns: Range<Int>? = nil) throws -> Int64 {
         try withBridge(url) { bridge in
             watch.start()
             defer { watch.stop() }
@@ -247,12 +289,59 @@ enum PostgresBench {
                         for argument in arguments { bindings.append(argument) }
                         for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Logger(label: "bench")) {
                             let cells = row.makeRandomAccess()
-                            for index in 0..<cells.count { sum &+= try cells[index].decode(Int64?.self) ?? 0 }
+                            for index in columns ?? 0..<cells.count { sum &+= try cells[index].decode(Int64?.self) ?? 0 }
                         }
                     }
                     return sum
                 }
             }
         }
+    }
+
+    /// W7 through raw statements: one connection per thread, each running `w7Transactions`
+    /// transactions (`BEGIN`, select 10 items by a range of `a0`, add 1 to their `a5` bumping
+    /// `Z_OPT` where it is still the version read, `COMMIT`), as raw SQLite's W7.
+    static func rawConcurrent(_ url: URL, sizes: Sizes, _ watch: inout Stopwatch) throws {
+        let location = try PostgresStoreLocation(url: url)
+        let bridges = LockedBridges()
+        defer { bridges.closeAll() }
+        try timedOnThreads(sizes.w7Threads, &watch, setup: { _ in bridges.add(PostgresConnectionBridge(location: location)) }) { thread, bridge in
+            try bridge.wait { client in
+                try await client.withConnection { connection in
+                    let logger = Logger(label: "bench")
+                    for transaction in 0..<sizes.w7Transactions {
+                        let lower = RawWorkloads.w7Lower(thread: thread, transaction: transaction, sizes: sizes)
+                        try await connection.query("BEGIN", logger: logger)
+                        var rows: [(Int64, Int64, Int64)] = []
+                        let upper = lower + Int64(sizes.w7ItemsPerTransaction)
+                        for try await row in try await connection.query(
+                            "SELECT \"Z_PK\", \"Z_OPT\", \"ZA5\" FROM \"ZITEM\" WHERE \"ZA0\" >= \(lower) AND \"ZA0\" < \(upper)", logger: logger) {
+                            rows.append(try row.decode((Int64, Int64, Int64).self))
+                        }
+                        for (pk, version, value) in rows {
+                            try await connection.query("UPDATE \"ZITEM\" SET \"ZA5\" = \(value + 1), \"Z_OPT\" = \(version + 1) WHERE \"Z_PK\" = \(pk) AND \"Z_OPT\" = \(version)",
+                                                       logger: logger)
+                        }
+                        try await connection.query("COMMIT", logger: logger)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The bridges W7's raw threads open, closed together at the end.
+// @unchecked Sendable: `bridges` is read and written only while holding `lock`.
+private final class LockedBridges: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bridges: [PostgresConnectionBridge] = []
+
+    func add(_ bridge: PostgresConnectionBridge) -> PostgresConnectionBridge {
+        lock.withLock { bridges.append(bridge) }
+        return bridge
+    }
+
+    func closeAll() {
+        lock.withLock { bridges }.forEach { $0.close() }
     }
 }
