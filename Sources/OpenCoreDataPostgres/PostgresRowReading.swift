@@ -104,18 +104,26 @@ struct PostgresRowReading: @unchecked Sendable {
     }
 
     /// Calls `body` with the snapshot of each of `rows` (which select `table`'s
-    /// ``Table/selectList`` first, and may select more after it) and the row's cells.
+    /// ``Table/selectList`` first, and may select one more column after it) and that extra
+    /// cell, if any.
     ///
-    /// Values go straight into each snapshot's slots (``SnapshotRowBuilder``); `Integer 64`
-    /// columns, the most common, skip the attribute-type switch.
+    /// Each row's cells are read once, in order, and each value goes straight into the
+    /// snapshot's slot (``SnapshotRowBuilder``); `Integer 64` columns, the most common, skip the
+    /// attribute-type switch.
     func forEachSnapshot(_ rows: PostgresRowSequence, table: Table, store: PostgresStore,
-                         _ body: (ObjectSnapshot, PostgresRandomAccessRow) throws -> Void) async throws {
+                         _ body: (ObjectSnapshot, PostgresCell?) throws -> Void) async throws {
         var decoders: [Int64: RowDecoder] = [:]
         var last: (number: Int64, decoder: RowDecoder)?
+        let columnCount = table.columns.count
+        // Each to-one's destination key and entity number, filled while a row's cells pass.
+        var keys: [Int64?] = [], numbers: [Int64?] = []
         for try await row in rows {
-            let cells = row.makeRandomAccess()
-            let key = try PostgresValueCoding.requiredInt64(cells[0])
-            let number = try PostgresValueCoding.requiredInt64(cells[1])
+            var cells = row.makeIterator()
+            guard let keyCell = cells.next(), let numberCell = cells.next(), let versionCell = cells.next() else {
+                throw unreadable(table.name, "Z_OPT", 0, "the row has fewer columns than the table")
+            }
+            let key = try PostgresValueCoding.requiredInt64(keyCell)
+            let number = try PostgresValueCoding.requiredInt64(numberCell)
             let decoder: RowDecoder
             if let last, last.number == number {
                 decoder = last.decoder
@@ -125,74 +133,107 @@ struct PostgresRowReading: @unchecked Sendable {
                 guard let plan = table.entities[number] else {
                     throw unreadable(table.name, "Z_ENT", key, "entity number \(number) is not one of the model's")
                 }
-                decoder = RowDecoder(plan: plan, store: store)
+                decoder = RowDecoder(plan: plan, store: store, columnCount: columnCount)
                 decoders[number] = decoder
             }
-            let version = try PostgresValueCoding.requiredInt64(cells[2])
-            for step in decoder.attributes {
-                do {
-                    if step.isInt64 {
-                        if let value = try PostgresValueCoding.int64(cells[step.index]) { decoder.builder.setInt64(value, at: step.slot) }
-                        continue
-                    }
-                    guard let value = try PostgresValueCoding.value(cells[step.index], type: step.attribute.attributeType, column: step.column) else { continue }
-                    if step.attribute.attributeType == .transformableAttributeType, let data = value as? Data {
-                        decoder.builder.set(TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(step.attribute),
-                                                                                 transformerName: step.attribute.valueTransformerName), at: step.slot)
-                    } else {
-                        decoder.builder.set(value, at: step.slot)
-                    }
-                } catch let error as NSError {
-                    throw unreadable(table.name, step.column, key, error.localizedDescription)
+            let version = try PostgresValueCoding.requiredInt64(versionCell)
+            let toOneCount = decoder.toOne.count
+            if toOneCount > 0 {
+                if keys.count < toOneCount {
+                    keys = Array(repeating: nil, count: toOneCount)
+                    numbers = keys
+                } else {
+                    for index in 0..<toOneCount { keys[index] = nil; numbers[index] = nil }
                 }
             }
-            for step in decoder.toOne {
-                guard let destinationKey = try PostgresValueCoding.int64(cells[step.index]) else { continue }
-                var target = step.destination
-                if let entityIndex = step.entityIndex, let destinationNumber = try PostgresValueCoding.int64(cells[entityIndex]) {
-                    target = entity(number: destinationNumber) ?? target
+            var builder = decoder.builder
+            var index = 3
+            while index < columnCount, let cell = cells.next() {
+                switch decoder.actions[index] {
+                case .skip:
+                    break
+                case .int64(let slot):
+                    do {
+                        if let value = try PostgresValueCoding.int64(cell) { builder.setInt64(value, at: slot) }
+                    } catch let error as NSError {
+                        throw unreadable(table.name, table.columns[index], key, error.localizedDescription)
+                    }
+                case .value(let slot, let attribute):
+                    do {
+                        guard let value = try PostgresValueCoding.value(cell, type: attribute.attributeType, column: table.columns[index]) else { break }
+                        if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
+                            builder.set(TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(attribute),
+                                                                             transformerName: attribute.valueTransformerName), at: slot)
+                        } else {
+                            builder.set(value, at: slot)
+                        }
+                    } catch let error as NSError {
+                        throw unreadable(table.name, table.columns[index], key, error.localizedDescription)
+                    }
+                case .toOneKey(let step):
+                    keys[step] = try PostgresValueCoding.int64(cell)
+                case .toOneEntity(let step):
+                    numbers[step] = try PostgresValueCoding.int64(cell)
                 }
+                index += 1
+            }
+            for (step, toOne) in decoder.toOne.enumerated() {
+                guard let destinationKey = keys[step] else { continue }
+                var target = toOne.destination
+                if let destinationNumber = numbers[step] { target = entity(number: destinationNumber) ?? target }
                 guard let target else { continue }
-                decoder.builder.setDestination(target, primaryKey: destinationKey, at: step.slot)
+                builder.setDestination(target, primaryKey: destinationKey, at: toOne.slot)
             }
-            let snapshot = decoder.builder.finish(primaryKey: key, version: version)
+            let snapshot = builder.finish(primaryKey: key, version: version)
+            decoder.builder = builder
             last = (number, decoder)
-            try body(snapshot, cells)
+            try body(snapshot, cells.next())
         }
     }
 
-    /// How one entity's rows decode in one read: its plan with each value's slot, and the
-    /// builder of its snapshots (which knows the store). A class, so that the rows of one read
-    /// share it without copies.
+    /// How one entity's rows decode in one read: what each column of the table holds for it,
+    /// and the builder of its snapshots (which knows the store). A class, so that the rows of
+    /// one read share it without copies.
     private final class RowDecoder {
-        struct Attribute {
-            let slot: Int
-            let index: Int
-            let attribute: NSAttributeDescription
-            let column: String
-            let isInt64: Bool
+        /// What a column's cell is for this entity.
+        enum Action {
+            /// Another entity's column (or one this model doesn't read).
+            case skip
+            /// An `Integer 64` attribute's slot.
+            case int64(slot: Int)
+            /// Any other attribute's slot.
+            case value(slot: Int, attribute: NSAttributeDescription)
+            /// The destination key of the to-one relationship ``toOne``[n].
+            case toOneKey(Int)
+            /// The destination entity number of the to-one relationship ``toOne``[n].
+            case toOneEntity(Int)
         }
         struct ToOne {
             let slot: Int
-            let index: Int
-            let entityIndex: Int?
             let destination: NSEntityDescription?
         }
         var builder: SnapshotRowBuilder
-        let attributes: [Attribute]
+        /// One action per column of the table, by the column's position.
+        let actions: [Action]
         let toOne: [ToOne]
 
-        init(plan: EntityPlan, store: PostgresStore) {
+        init(plan: EntityPlan, store: PostgresStore, columnCount: Int) {
             let builder = SnapshotRowBuilder(entity: plan.entity, store: store)
             self.builder = builder
-            attributes = plan.attributes.compactMap { name, index, attribute, column in
-                builder.slot(forKey: name).map {
-                    Attribute(slot: $0, index: index, attribute: attribute, column: column, isInt64: attribute.attributeType == .integer64AttributeType)
-                }
+            var actions = [Action](repeating: .skip, count: columnCount)
+            for (name, index, attribute, _) in plan.attributes {
+                guard let slot = builder.slot(forKey: name) else { continue }
+                actions[index] = attribute.attributeType == .integer64AttributeType ? .int64(slot: slot) : .value(slot: slot, attribute: attribute)
             }
-            toOne = plan.toOne.compactMap { name, index, entityIndex, destination in
-                builder.slot(forKey: name).map { ToOne(slot: $0, index: index, entityIndex: entityIndex, destination: destination) }
+            var toOne: [ToOne] = []
+            for (name, index, entityIndex, destination) in plan.toOne {
+                guard let slot = builder.slot(forKey: name) else { continue }
+                actions[index] = .toOneKey(toOne.count)
+                if let entityIndex { actions[entityIndex] = .toOneEntity(toOne.count) }
+                toOne.append(ToOne(slot: slot, destination: destination))
             }
+            self.actions = actions
+            self.toOne = toOne
         }
     }
 

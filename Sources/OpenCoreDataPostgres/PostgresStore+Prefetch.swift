@@ -55,7 +55,6 @@ extension PostgresStore {
             }
         }
         let keys = sources.keys.sorted()
-        let sourceIndex = table.columns.count
         let (snapshots, destinations) = try withConnection { [logger] connection, opened in
             var bindings = PostgresBindings()
             bindings.append(keys)
@@ -64,8 +63,9 @@ extension PostgresStore {
             var destinations: [Int64: [NSManagedObjectID]] = [:]
             var snapshots: [ObjectSnapshot] = []
             var seen: Set<NSManagedObjectID> = []
-            try await opened.reading.forEachSnapshot(rows, table: table, store: self) { snapshot, cells in
-                let sourceKey = try PostgresValueCoding.requiredInt64(cells[sourceIndex])
+            try await opened.reading.forEachSnapshot(rows, table: table, store: self) { snapshot, sourceCell in
+                guard let sourceCell else { return }
+                let sourceKey = try PostgresValueCoding.requiredInt64(sourceCell)
                 destinations[sourceKey, default: []].append(snapshot.objectID)
                 if !mayRepeat || seen.insert(snapshot.objectID).inserted { snapshots.append(snapshot) }
             }
