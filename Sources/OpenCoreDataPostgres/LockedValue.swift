@@ -17,4 +17,9 @@ final class LockedValue<Value>: @unchecked Sendable {
     func get() -> Value {
         lock.withLock { value }
     }
+
+    /// Runs `body` with the value, under the lock, and returns what it returns.
+    func update<T>(_ body: (inout Value) -> T) -> T {
+        lock.withLock { body(&value) }
+    }
 }

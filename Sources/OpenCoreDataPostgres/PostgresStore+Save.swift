@@ -41,6 +41,7 @@ extension PostgresStore {
         do {
             try withConnection { [logger] connection, opened in
                 try await Self.transaction(on: connection, logger: logger) { connection in
+                    try await self.checkSchemaIsTheOneOpened(opened, on: connection, logger: logger)
                     var writer = PostgresRowWriter(opened: opened, connection: connection, logger: logger)
                     for snapshot in changes.deleted { try await writer.delete(snapshot) }
                     for snapshot in changes.inserted { try await writer.insert(snapshot) }
@@ -63,6 +64,21 @@ extension PostgresStore {
             throw writeFailure(error)
         }
         if let (_, count) = pending { metadataWritten(count) }
+    }
+
+    /// Takes the store's advisory lock shared for the save's transaction (waiting while a
+    /// migration holds it) and checks that the schema under the store's name is still the one
+    /// this store opened; a migration by another coordinator swapped it otherwise, and the save
+    /// fails with `NSPersistentStoreIncompatibleSchemaError` (134020).
+    private func checkSchemaIsTheOneOpened(_ opened: Opened, on connection: PostgresConnection, logger: Logger) async throws {
+        let schema = opened.location.schema, key = Self.advisoryLockKey(schema: schema)
+        try await connection.query("SELECT pg_advisory_xact_lock_shared(hashtext(\(key)))", logger: logger)
+        // A statement of its own: one statement sees the catalog as it was when it began,
+        // before it waited for the lock.
+        guard try await Self.schemaOID(schema, on: connection, logger: logger) != opened.schemaOID else { return }
+        throw PersistentStoreErrors.make(NSPersistentStoreIncompatibleSchemaError,
+            "The \(PersistentStoreErrors.name(of: self)) was migrated by another coordinator since it was opened (schema \(schema) was replaced); "
+                + "nothing was saved. Add the store again with the model it now has.", stores: [self], url: url)
     }
 
     /// The error a failed write throws: Core Data's errors as they are, a violated unique index

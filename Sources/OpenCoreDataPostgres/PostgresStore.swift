@@ -52,6 +52,9 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
     struct Opened: @unchecked Sendable {
         let location: PostgresStoreLocation
         let bridge: PostgresConnectionBridge
+        /// The OID of the store's schema when it opened (nil when read-only): a save checks it
+        /// (a migration by another coordinator swaps in a schema with another OID).
+        let schemaOID: Int64?
         let schema: SQLiteSchema
         let model: NSManagedObjectModel
         let reading: PostgresRowReading
@@ -91,7 +94,7 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
             try bridge.checkServer()
             let definition = PostgresSchemaDefinition(model: model, configurationName: configurationName, schema: location.schema)
             let history = recordsPersistentHistory ? Self.historyStatements(schema: location.schema) : []
-            let stored = try Self.prepareSchema(definition, extra: history, bridge: bridge, readOnly: isReadOnly, logger: logger)
+            let (stored, schemaOID) = try Self.prepareSchema(definition, extra: history, bridge: bridge, readOnly: isReadOnly, logger: logger)
             if let stored {
                 if let storedType = stored[NSStoreTypeKey] as? String, storedType != type {
                     throw PersistentStoreErrors.make(NSPersistentStoreInvalidTypeError,
@@ -115,7 +118,7 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
                 }
             }
             lock.withLock { super.metadata = metadata }
-            opened = Opened(location: location, bridge: bridge, schema: definition.layout, model: model,
+            opened = Opened(location: location, bridge: bridge, schemaOID: schemaOID, schema: definition.layout, model: model,
                             reading: PostgresRowReading(schema: definition.layout, model: model, qualifiedSchema: location.schema),
                             primaryKeys: PostgresPrimaryKeyTable(schema: location.schema))
         } catch {
@@ -129,22 +132,36 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
     /// statements, the history tables, run after the store's own); returns the
     /// stored metadata, nil for a new store.
     static func prepareSchema(_ definition: PostgresSchemaDefinition, extra: [String] = [], bridge: PostgresConnectionBridge, readOnly: Bool,
-                              logger: Logger) throws -> [String: Any]? {
+                              logger: Logger) throws -> (metadata: [String: Any]?, schemaOID: Int64?) {
         let schema = definition.schema
         let statements = definition.statements + extra
         let entities = definition.primaryKeyRows
-        return try bridge.wait { client in
+        let prepared = try bridge.wait { client in
             try await client.withConnection { connection in
                 try await transaction(on: connection, logger: logger) { connection in
-                    try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("OpenCoreData." + schema)))", logger: logger)
+                    // A read-only store creates nothing: it doesn't wait for a migration's lock.
+                    if readOnly {
+                        let stored = try await readMetadata(schema: schema, on: connection, logger: logger)
+                        return (stored.map(SendableMetadata.init), Int64?.none)
+                    }
+                    let key = advisoryLockKey(schema: schema)
+                    try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger)
                     let stored = try await readMetadata(schema: schema, on: connection, logger: logger)
-                    if readOnly { return stored.map(SendableMetadata.init) }
                     for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
                     try await PostgresPrimaryKeyTable(schema: schema).register(entities, on: connection, logger: logger)
-                    return stored.map(SendableMetadata.init)
+                    return (stored.map(SendableMetadata.init), try await schemaOID(schema, on: connection, logger: logger))
                 }
             }
-        }?.value
+        }
+        return (prepared.0?.value, prepared.1)
+    }
+
+    /// The OID of the schema named `schema`: it changes when a migration swaps a new schema
+    /// in under the name.
+    static func schemaOID(_ schema: String, on connection: PostgresConnection, logger: Logger) async throws -> Int64? {
+        let rows = try await connection.query("SELECT oid::int8 FROM pg_namespace WHERE nspname = \(schema)", logger: logger)
+        for try await row in rows { return try row.decode(Int64.self) }
+        return nil
     }
 
     /// The metadata of a new store.
@@ -224,6 +241,10 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
 
     open override class func migrationWorkingLocation(for url: URL) -> URL? {
         workingLocation(for: url)
+    }
+
+    open override class func beginMigration(at url: URL, into workingURL: URL) throws {
+        try lockForMigration(at: url, into: workingURL)
     }
 
     open override class func replaceStore(at url: URL, withMigratedStoreAt workingURL: URL) throws {

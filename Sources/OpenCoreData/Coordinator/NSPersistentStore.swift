@@ -147,6 +147,13 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// as the PostgreSQL store.
     @_spi(StoreMigration) open class func migrationWorkingLocation(for url: URL) -> URL? { nil }
 
+    /// Called when a migration of the store at `url` into `workingURL` begins, after the
+    /// migration opened the store to read it: until ``replaceStore(at:withMigratedStoreAt:)``
+    /// or ``discardMigratedStore(at:)``, other writers of the store must wait, so that no save
+    /// lands in the store being replaced. The default does nothing (a file store's writers
+    /// are in this process, behind its coordinator).
+    @_spi(StoreMigration) open class func beginMigration(at url: URL, into workingURL: URL) throws {}
+
     /// Replaces the store at `url` with the migrated store at `workingURL` (from
     /// ``migrationWorkingLocation(for:)``), all or nothing; `workingURL` is gone afterwards.
     @_spi(StoreMigration) open class func replaceStore(at url: URL, withMigratedStoreAt workingURL: URL) throws {}

@@ -21,7 +21,8 @@ import Darwin
 /// - Stores without a file (in-memory, `/dev/null`) write nothing.
 /// - A store type that lives elsewhere (a server) and names a working location
 ///   (`NSPersistentStore.migrationWorkingLocation(for:)`) is written there and swapped in by
-///   its class (`replaceStore(at:withMigratedStoreAt:)`).
+///   its class (`replaceStore(at:withMigratedStoreAt:)`); from the start
+///   (`beginMigration(at:into:)`) to the swap or discard, the class makes other writers wait.
 struct MigrationDestination {
     let url: URL
     let storeType: String
@@ -51,6 +52,7 @@ struct MigrationDestination {
                         "A \(storeType) store migrates in place only: the destination must be the source (\(sourceURL)).",
                         userInfo: [NSURLErrorKey: url])
                 }
+                try storeClass.beginMigration(at: url, into: working)
                 workingURL = working
                 replacingClass = storeClass
             } else {

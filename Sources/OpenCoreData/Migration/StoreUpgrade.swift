@@ -261,6 +261,8 @@ import Darwin
                 let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
                 let store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url,
                                                                options: [NSReadOnlyPersistentStoreOption: true])
+                // Other writers wait from here to the swap (or the copy's removal).
+                try storeClass.beginMigration(at: url, into: working)
                 let copy = try coordinator.migratePersistentStore(store, to: working, options: nil, type: type)
                 try coordinator.remove(copy)
                 try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: type, at: working)

@@ -115,4 +115,86 @@ struct PostgresMigrationTests {
         let context = try MigrationTestModels.open(Self.type, at: url, model: versions.versions[0].model)
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 2)
     }
+
+    /// A coordinator still on version 1 when another migrates the store: its next save fails
+    /// with 134020 and writes nothing, rather than writing old-model rows into the migrated
+    /// store.
+    @Test func aSaveAfterAnotherCoordinatorMigratedTheStoreFailsAndWritesNothing() throws {
+        let (url, folder, package) = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let versions = try ModelVersionList.read(at: package)
+        try AutomaticMigrationTests.writeV1Store(Self.type, at: url, model: versions.versions[0].model)
+        let stale = try MigrationTestModels.open(Self.type, at: url, model: versions.versions[0].model)
+
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: package))
+        try coordinator.addPersistentStore(type: Self.type, at: url, options: AutomaticMigrationTests.migrate)
+
+        NSEntityDescription.insertNewObject(forEntityName: "Person", into: stale).setValue("Grace", forKey: "name")
+        let error = try #require(throws: NSError.self) { try stale.save() }
+        #expect(error.code == NSPersistentStoreIncompatibleSchemaError)
+        #expect(error.localizedDescription.contains("migrated by another coordinator"))
+        let migrated = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        migrated.persistentStoreCoordinator = coordinator
+        try AutomaticMigrationTests.checkMigrated(migrated)
+        #expect(try migrated.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 2, "nothing of the failed save")
+    }
+
+    /// A save that comes while a migration copies the store waits for the migration's lock
+    /// (it is not written into the schema about to be retired, where it would be lost), then
+    /// finds the schema swapped and fails with 134020.
+    @Test func aSaveDuringAMigrationWaitsForItAndThenFails() throws {
+        let (url, folder, package) = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = try ModelVersionList.read(at: package).versions[0].model
+        try AutomaticMigrationTests.writeV1Store(Self.type, at: url, model: v1)
+        let writer = NSPersistentStoreCoordinator(managedObjectModel: v1)
+        try writer.addPersistentStore(type: Self.type, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = writer
+
+        // The migration begins: it holds the store's lock and copies the store.
+        let working = try #require(PostgresStore.workingLocation(for: url))
+        try PostgresStore.lockForMigration(at: url, into: working)
+        let copier = NSPersistentStoreCoordinator(managedObjectModel: v1)
+        let source = try copier.addPersistentStore(type: Self.type, at: url, options: [NSReadOnlyPersistentStoreOption: true])
+        try copier.remove(try copier.migratePersistentStore(source, to: working, options: nil, type: Self.type))
+
+        // Meanwhile another writer saves.
+        let outcome = LockedValue<NSError?>(nil)
+        let saved = DispatchSemaphore(value: 0)
+        context.perform {
+            NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Grace", forKey: "name")
+            do { try context.save() } catch { outcome.set(error as NSError) }
+            saved.signal()
+        }
+        try Self.waitForALockWaiter(at: url)
+        #expect(saved.wait(timeout: .now()) == .timedOut, "the save waits for the migration")
+
+        try PostgresStore.swapInMigratedSchema(at: url, from: working)
+        saved.wait()
+        #expect(outcome.get()?.code == NSPersistentStoreIncompatibleSchemaError)
+        let reader = try MigrationTestModels.open(Self.type, at: url, model: v1)
+        #expect(try reader.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 2, "the copy, without the refused save")
+        #expect(try Self.schemas(like: url) == [try PostgresStoreLocation(url: url).schema])
+    }
+
+    /// Returns once a session waits for the store's advisory lock (the save blocked on the
+    /// migration's lock), checking the server's lock table; fails after a minute.
+    static func waitForALockWaiter(at url: URL) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let waiting = try PostgresStore.withServer(at: url) { connection, location, logger in
+                let key = PostgresStore.advisoryLockKey(schema: location.schema)
+                let rows = try await connection.query("""
+                    SELECT count(*)::int8 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                    AND objid::int8 = (hashtext(\(key))::int8 & 4294967295)
+                    """, logger: logger)
+                var count: Int64 = 0
+                for try await row in rows { count = try row.decode(Int64.self) }
+                return count
+            }
+            if waiting > 0 { return }
+        }
+        Issue.record("no session waited for the store's advisory lock within a minute")
+    }
 }
