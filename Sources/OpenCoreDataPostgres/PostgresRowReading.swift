@@ -38,6 +38,8 @@ struct PostgresRowReading: @unchecked Sendable {
     let tables: [String: Table]
     /// The table name of each of the model's entities, by the entity's identity.
     private let tableNames: [ObjectIdentifier: String]
+    /// The model's entities by their number (`Z_ENT`).
+    private let entitiesByNumber: [Int64: NSEntityDescription]
     let schema: SQLiteSchema
     let model: NSManagedObjectModel
     /// Whether an entity has an object-ID attribute (see ``resolvingObjectIDs(_:store:)``).
@@ -68,10 +70,14 @@ struct PostgresRowReading: @unchecked Sendable {
         }
         self.tables = tables
         var tableNames: [ObjectIdentifier: String] = [:]
+        var entitiesByNumber: [Int64: NSEntityDescription] = [:]
         for mapping in schema.entities {
-            if let entity = model.entitiesByName[mapping.name] { tableNames[ObjectIdentifier(entity)] = mapping.tableName }
+            guard let entity = model.entitiesByName[mapping.name] else { continue }
+            tableNames[ObjectIdentifier(entity)] = mapping.tableName
+            entitiesByNumber[mapping.number] = entity
         }
         self.tableNames = tableNames
+        self.entitiesByNumber = entitiesByNumber
         hasObjectIDAttributes = model.entities.contains { entity in
             entity.attributesByName.values.contains { $0.attributeType == .objectIDAttributeType }
         }
@@ -89,9 +95,10 @@ struct PostgresRowReading: @unchecked Sendable {
         tableNames[ObjectIdentifier(entity)] ?? schema.entity(named: entity.name ?? "")?.tableName
     }
 
-    /// The model's entity numbered `number` (`Z_ENT`).
+    /// The model's entity numbered `number` (`Z_ENT`): a lookup by number, for each row with
+    /// a to-one whose destination has subentities.
     func entity(number: Int64) -> NSEntityDescription? {
-        schema.entity(number: number).flatMap { model.entitiesByName[$0.name] }
+        entitiesByNumber[number]
     }
 
     /// The snapshots of `rows`, selected with `table`'s ``Table/selectList``, as objects of `store`.

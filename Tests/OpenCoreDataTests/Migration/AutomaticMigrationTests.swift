@@ -28,6 +28,12 @@ import Testing
 
     /// V2: `name` renamed `fullName`, a new mandatory `nickname` with a default, `Item` renamed
     /// `Article` (both by renaming identifier).
+    /// A version 2 that turns `name` into an integer: nothing can be inferred.
+    static var uninferableV2Contents: String {
+        v1Contents.replacingOccurrences(of: #"name="name" optional="YES" attributeType="String""#,
+                                        with: #"name="name" optional="YES" attributeType="Integer 32""#)
+    }
+
     static let v2Contents = """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
         <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" systemVersion="1" minimumToolsVersion="Automatic" sourceLanguage="Swift">
@@ -178,10 +184,7 @@ import Testing
     func aChangeThatCannotBeInferredFailsWithTheMissingMappingError(_ type: NSPersistentStore.StoreType) throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        // V2 turns `name` into an integer: nothing can be inferred.
-        let v2 = Self.v1Contents.replacingOccurrences(of: #"name="name" optional="YES" attributeType="String""#,
-                                                      with: #"name="name" optional="YES" attributeType="Integer 32""#)
-        let package = try Self.writePackage(in: folder, v2: v2)
+        let package = try Self.writePackage(in: folder, v2: Self.uninferableV2Contents)
         let url = folder.appendingPathComponent("store")
         try Self.writeV1Store(type, at: url, model: try ModelVersionList.read(at: package).versions[0].model)
         let before = MigrationTestModels.bytes(url)

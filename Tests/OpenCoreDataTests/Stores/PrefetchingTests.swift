@@ -92,15 +92,9 @@ import Testing
         return model
     }
 
-    /// Many-to-many prefetching gives each source its own destinations, shared destinations
-    /// once, on every store (a join table on SQLite and PostgreSQL).
-    @Test(arguments: StoreTypesUnderTest.all)
-    func manyToManyPrefetchEqualsUnprefetched(storeType: String) throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.schoolModel())
-        try coordinator.addPersistentStore(ofType: storeType, configurationName: nil,
-                                           at: StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("School")))
+    /// Saves three courses and three students (Ada takes Art and Math, Bo Math and Music, Cy
+    /// nothing) through `coordinator`.
+    static func saveSchool(through coordinator: NSPersistentStoreCoordinator) throws {
         let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         writer.persistentStoreCoordinator = coordinator
         let courses = ["Art", "Math", "Music"].map { name -> NSManagedObject in
@@ -114,6 +108,18 @@ import Testing
             student.setValue(Set(taken.map { courses[$0] }), forKey: "courses")
         }
         try writer.save()
+    }
+
+    /// Many-to-many prefetching gives each source its own destinations, shared destinations
+    /// once, on every store (a join table on SQLite and PostgreSQL).
+    @Test(arguments: StoreTypesUnderTest.all)
+    func manyToManyPrefetchEqualsUnprefetched(storeType: String) throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.schoolModel())
+        try coordinator.addPersistentStore(ofType: storeType, configurationName: nil,
+                                           at: StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("School")))
+        try Self.saveSchool(through: coordinator)
         func walk(prefetching keyPaths: [String]?) throws -> [[String]] {
             let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
             reader.persistentStoreCoordinator = coordinator
@@ -134,19 +140,7 @@ import Testing
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.schoolModel())
         let store = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
                                                                     at: directory.appendingPathComponent("School.sqlite")) as? SQLiteStore)
-        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        writer.persistentStoreCoordinator = coordinator
-        let courses = ["Art", "Math", "Music"].map { name -> NSManagedObject in
-            let course = NSEntityDescription.insertNewObject(forEntityName: "Course", into: writer)
-            course.setValue(name, forKey: "name")
-            return course
-        }
-        for (name, taken) in [("Ada", [0, 1]), ("Bo", [1, 2]), ("Cy", [])] {
-            let student = NSEntityDescription.insertNewObject(forEntityName: "Student", into: writer)
-            student.setValue(name, forKey: "name")
-            student.setValue(Set(taken.map { courses[$0] }), forKey: "courses")
-        }
-        try writer.save()
+        try Self.saveSchool(through: coordinator)
         store.rowCache.removeAll()
 
         let counter = SQLStatementCounter()

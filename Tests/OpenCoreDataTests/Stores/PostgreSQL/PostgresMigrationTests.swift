@@ -56,9 +56,7 @@ struct PostgresMigrationTests {
     /// `coredata store upgrade` on PostgreSQL: a step that can't be inferred fails the whole
     /// upgrade; the store reads as before with its UUID, and no copy schema is left.
     @Test func anUpgradeThatFailsLeavesTheStoreAndNoCopy() throws {
-        let v2 = AutomaticMigrationTests.v1Contents.replacingOccurrences(of: #"name="name" optional="YES" attributeType="String""#,
-                                                                         with: #"name="name" optional="YES" attributeType="Integer 32""#)
-        let (url, folder, package) = try Self.setUp(v2: v2)
+        let (url, folder, package) = try Self.setUp(v2: AutomaticMigrationTests.uninferableV2Contents)
         defer { try? FileManager.default.removeItem(at: folder) }
         let v1 = try ModelVersionList.read(at: package).versions[0].model
         let uuid = try AutomaticMigrationTests.writeV1Store(Self.type, at: url, model: v1)
@@ -83,10 +81,7 @@ struct PostgresMigrationTests {
     }
 
     @Test func aChangeThatCannotBeInferredLeavesTheStoreAsItWas() throws {
-        // V2 turns `name` into an integer: nothing can be inferred.
-        let v2 = AutomaticMigrationTests.v1Contents.replacingOccurrences(of: #"name="name" optional="YES" attributeType="String""#,
-                                                                         with: #"name="name" optional="YES" attributeType="Integer 32""#)
-        let (url, folder, package) = try Self.setUp(v2: v2)
+        let (url, folder, package) = try Self.setUp(v2: AutomaticMigrationTests.uninferableV2Contents)
         defer { try? FileManager.default.removeItem(at: folder) }
         let v1 = try ModelVersionList.read(at: package).versions[0].model
         try AutomaticMigrationTests.writeV1Store(Self.type, at: url, model: v1)
