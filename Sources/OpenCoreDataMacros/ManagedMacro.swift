@@ -172,6 +172,7 @@ struct ManagedProperty {
 /// The macro's error messages.
 enum ManagedDiagnostic: DiagnosticMessage {
     case notAVariable
+    case notAFunction
     case notVar
     case staticProperty
     case severalBindings
@@ -181,6 +182,8 @@ enum ManagedDiagnostic: DiagnosticMessage {
     case hasAccessors(String)
     case accessorsNeedToMany(String)
     case literalArgument
+    case functionHasBody(String)
+    case notAnAccessor(String)
 
     var message: String {
         switch self {
@@ -196,6 +199,10 @@ enum ManagedDiagnostic: DiagnosticMessage {
         case .accessorsNeedToMany(let name):
             return "toManyAccessors: @Managed property '\(name)' must be a Set<Element> or NSOrderedSet to-many relationship"
         case .literalArgument: return "toManyAccessors must be the literal true or false"
+        case .notAFunction: return "@ManagedAccessor applies only to a body-less generated to-many accessor function"
+        case .functionHasBody(let name): return "@ManagedAccessor function '\(name)' must not have a body; @ManagedAccessor writes it"
+        case .notAnAccessor(let name):
+            return "@ManagedAccessor function '\(name)' is not one of Xcode's generated to-many accessors (addToX(_:), removeFromX(_:), removeFromX(at:), insertIntoX(_:at:), replaceX(at:with:))"
         }
     }
 
@@ -212,6 +219,9 @@ enum ManagedDiagnostic: DiagnosticMessage {
         case .hasAccessors: id = "hasAccessors"
         case .accessorsNeedToMany: id = "accessorsNeedToMany"
         case .literalArgument: id = "literalArgument"
+        case .notAFunction: id = "notAFunction"
+        case .functionHasBody: id = "functionHasBody"
+        case .notAnAccessor: id = "notAnAccessor"
         }
         return MessageID(domain: "OpenCoreDataMacros", id: id)
     }

@@ -26,6 +26,10 @@
 ///   generates Xcode's to-many accessors `addStudentsObject(_:)`, `removeStudentsObject(_:)`,
 ///   `addStudents(_:)` and `removeStudents(_:)`. Leave it off to write them yourself, for example
 ///   on top of `mutableSetValue(forKey:)`.
+/// - Xcode's generated to-many accessor functions (`addToPages(_:)`, …) take
+///   ``ManagedAccessor()`` instead.
+/// - Key paths to `@Managed` properties work where Core Data takes them
+///   (`NSSortDescriptor(keyPath: \Book.title, ascending: true)`, `NSExpression(forKeyPath:)`).
 ///
 /// `NSManagedObject` is not `Sendable`, as on Apple platforms: objects stay with their context,
 /// and their `objectID` (which is `Sendable`) is what crosses threads.
@@ -36,3 +40,27 @@
 @attached(accessor)
 @attached(peer, names: arbitrary)
 public macro Managed(toManyAccessors: Bool = false) = #externalMacro(module: "OpenCoreDataMacros", type: "ManagedMacro")
+
+/// Writes the body of one of Xcode's generated to-many accessors: what `@NSManaged` does on a
+/// body-less `func addToPages(_ value: Page)` on Apple platforms.
+///
+/// ```swift
+/// extension Book {
+///     @ManagedAccessor public func addToPages(_ value: Page)
+///     @ManagedAccessor public func removeFromPages(_ values: NSSet)
+///     @ManagedAccessor public func insertIntoChapters(_ value: Chapter, at idx: Int)
+/// }
+/// ```
+/// The operation comes from the name's prefix (`addTo`, `removeFrom`, `insertInto`, `replace`)
+/// and the parameters (one object or a collection; an `Int` index or an `NSIndexSet`); the rest
+/// of the name is the relationship (`Pages` finds `pages`). The body calls
+/// ``NSManagedObject/performToManyAccessor(_:relationship:)``.
+///
+/// Differs from Apple: a macro name of its own rather than `@Managed`, because Swift refuses a
+/// macro whose roles do not all apply to the declaration (a function body role on a property,
+/// an accessor role on a function), and an attached macro is chosen by its arguments, not by
+/// what it is attached to. Porting a generated file is still one word per line: `@NSManaged`
+/// becomes `@Managed` on properties and `@ManagedAccessor` on these functions; delete the
+/// `@objc(addPagesObject:)` line above each (Linux has no Objective-C selectors).
+@attached(body)
+public macro ManagedAccessor() = #externalMacro(module: "OpenCoreDataMacros", type: "ManagedAccessorMacro")

@@ -96,9 +96,13 @@ enum ManagedValueConversion {
 /// Lets ``ManagedValueConversion/cast(_:to:)`` convert into the wrapped type of an optional.
 protocol OptionalConvertible {
     static func wrapping(_ value: Any) -> Any?
+    /// The type an optional of this type wraps.
+    static var wrappedType: Any.Type { get }
 }
 
 extension Optional: OptionalConvertible {
+    static var wrappedType: Any.Type { Wrapped.self }
+
     static func wrapping(_ value: Any) -> Any? {
         if let direct = value as? Wrapped { return Optional(direct) as Any }
         if let converted = ManagedValueConversion.convertNumber(value, to: Wrapped.self) as? Wrapped {

@@ -132,6 +132,8 @@ extension NSManagedObject: KeyValueCoding {
                 raw = read(slot: slot)
                 didAccessValue(forKey: key)
             }
+        } else if let probe = entity as? KeyPathProbeEntity {
+            return probe.record(key, as: T.self)
         } else {
             raw = value(forKey: key)
         }

@@ -130,6 +130,15 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     /// An expression that reads `keyPath` from the evaluated object.
     public convenience init(forKeyPath keyPath: String) { self.init(node: .keyPath(keyPath)) }
 
+    /// Creates a key-path expression from a Swift key path to `@Managed` properties
+    /// (`\Book.author.name` is `author.name`).
+    ///
+    /// Differs from Apple: the root must be a managed object class (see
+    /// ``NSSortDescriptor/init(keyPath:ascending:)``).
+    public convenience init<Root: NSManagedObject, Value>(forKeyPath keyPath: KeyPath<Root, Value>) {
+        self.init(node: .keyPath(ManagedKeyPath.key(of: keyPath)))
+    }
+
     /// An expression that reads `$variable` from the substitution variables.
     public convenience init(forVariable string: String) { self.init(node: .variable(string)) }
 

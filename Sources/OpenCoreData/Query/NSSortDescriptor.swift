@@ -58,6 +58,22 @@ open class NSSortDescriptor: NSObject, NSCopying, @unchecked Sendable {
         super.init()
     }
 
+    /// Creates a descriptor that orders by the property `keyPath` names, with `compare:`.
+    ///
+    /// Differs from Apple: the root must be a managed object class and the path must read
+    /// `@Managed` properties (see ``NSManagedObject``'s `@Managed`); Linux key paths carry no
+    /// key string, so it is found by applying the key path to a probe object.
+    public convenience init<Root: NSManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool) {
+        self.init(key: ManagedKeyPath.key(of: keyPath), ascending: ascending)
+    }
+
+    /// Creates a descriptor that orders by the property `keyPath` names, with `cmptr`.
+    public convenience init<Root: NSManagedObject, Value>(
+        keyPath: KeyPath<Root, Value>, ascending: Bool, comparator cmptr: @escaping Comparator
+    ) {
+        self.init(key: ManagedKeyPath.key(of: keyPath), ascending: ascending, comparator: cmptr)
+    }
+
     /// The comparison method's selector; `nil` for a comparator-based descriptor.
     public var selector: Selector? {
         if case .selector(let comparison) = ordering { return NSSelectorFromString(comparison.rawValue) }

@@ -7,7 +7,10 @@ import Testing
 /// The `@Managed` macro's expansion, checked as source text (swift-syntax's test support).
 @Suite("@Managed macro expansion")
 struct ManagedMacroExpansionTests {
-    private let macros: [String: MacroSpec] = ["Managed": MacroSpec(type: ManagedMacro.self)]
+    private let macros: [String: MacroSpec] = [
+        "Managed": MacroSpec(type: ManagedMacro.self),
+        "ManagedAccessor": MacroSpec(type: ManagedAccessorMacro.self),
+    ]
 
     private func expect(
         _ source: String, expandsTo expected: String, diagnostics: [DiagnosticSpec] = [],
@@ -200,6 +203,53 @@ struct ManagedMacroExpansionTests {
             diagnostics: [DiagnosticSpec(
                 message: "toManyAccessors: @Managed property 'inClass' must be a Set<Element> or NSOrderedSet to-many relationship",
                 line: 1, column: 1)]
+        )
+    }
+
+    struct AccessorFunction: CustomTestStringConvertible, Sendable {
+        let declaration: String
+        let body: String
+        var testDescription: String { declaration }
+    }
+
+    @Test("A body-less generated to-many accessor gets the body that performs it", arguments: [
+        AccessorFunction(declaration: "public func addToPages(_ value: Page)", body: #"self.performToManyAccessor(.add(value), relationship: "Pages")"#),
+        AccessorFunction(declaration: "public func removeFromPages(_ value: Page)", body: #"self.performToManyAccessor(.remove(value), relationship: "Pages")"#),
+        AccessorFunction(declaration: "public func addToPages(_ values: NSSet)", body: #"self.performToManyAccessor(.addAll(ManagedToManyAccessor.objects(values)), relationship: "Pages")"#),
+        AccessorFunction(declaration: "public func removeFromPages(_ values: NSOrderedSet)", body: #"self.performToManyAccessor(.removeAll(ManagedToManyAccessor.objects(values)), relationship: "Pages")"#),
+        AccessorFunction(declaration: "public func insertIntoPages(_ value: Page, at idx: Int)", body: #"self.performToManyAccessor(.insert(value, at: idx), relationship: "Pages")"#),
+        AccessorFunction(declaration: "public func insertIntoPages(_ values: [Page], at indexes: NSIndexSet)", body: #"self.performToManyAccessor(.insertAll(ManagedToManyAccessor.objects(values), at: ManagedToManyAccessor.indexes(indexes)), relationship: "Pages")"#),
+        AccessorFunction(declaration: "public func removeFromPages(at idx: Int)", body: #"self.performToManyAccessor(.removeAt(idx), relationship: "Pages")"#),
+        AccessorFunction(declaration: "public func removeFromPages(at indexes: NSIndexSet)", body: #"self.performToManyAccessor(.removeAtIndexes(ManagedToManyAccessor.indexes(indexes)), relationship: "Pages")"#),
+        AccessorFunction(declaration: "public func replacePages(at idx: Int, with value: Page)", body: #"self.performToManyAccessor(.replace(at: idx, with: value), relationship: "Pages")"#),
+        AccessorFunction(declaration: "public func replacePages(at indexes: NSIndexSet, with values: [Page])", body: #"self.performToManyAccessor(.replaceAll(at: ManagedToManyAccessor.indexes(indexes), with: ManagedToManyAccessor.objects(values)), relationship: "Pages")"#),
+    ])
+    func accessorFunction(_ function: AccessorFunction) {
+        expect(
+            "@ManagedAccessor \(function.declaration)",
+            expandsTo: """
+            \(function.declaration) {
+                \(function.body)
+            }
+            """
+        )
+    }
+
+    @Test("@ManagedAccessor on a function that is not a generated accessor, or has a body, is an error")
+    func accessorFunctionMisuse() {
+        expect(
+            "@ManagedAccessor func reshelve(_ book: Page)",
+            expandsTo: "func reshelve(_ book: Page)",
+            diagnostics: [DiagnosticSpec(
+                message: "@ManagedAccessor function 'reshelve' is not one of Xcode's generated to-many accessors (addToX(_:), removeFromX(_:), removeFromX(at:), insertIntoX(_:at:), replaceX(at:with:))",
+                line: 1, column: 23)]
+        )
+        expect(
+            "@ManagedAccessor func addToPages(_ value: Page) {}",
+            expandsTo: "func addToPages(_ value: Page) {}",
+            diagnostics: [DiagnosticSpec(
+                message: "@ManagedAccessor function 'addToPages' must not have a body; @ManagedAccessor writes it",
+                line: 1, column: 23)]
         )
     }
 }
