@@ -53,10 +53,17 @@ var targets: [Target] = [
         ],
         path: "Sources/OpenCoreDataMacros"
     ),
+    // What the model tools share: Swift class generation (`coredata generate`, the build plugin).
+    .target(
+        name: "CoreDataModelTools",
+        dependencies: ["OpenCoreData"],
+        path: "Sources/CoreDataModelTools"
+    ),
     .target(
         name: "CoreDataCLI",
         dependencies: [
             "OpenCoreData",
+            "CoreDataModelTools",
             "OpenCoreDataPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
@@ -93,6 +100,7 @@ var targets: [Target] = [
         dependencies: [
             "OpenCoreData",
             "CoreDataCLI",
+            "CoreDataModelTools",
             "CoreDataTutorial",
             "OpenCoreDataFuzzing",
             "OpenCoreDataMacros",

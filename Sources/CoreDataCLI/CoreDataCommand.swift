@@ -16,7 +16,7 @@ public struct CoreDataCommand: ParsableCommand {
         commandName: "coredata",
         abstract: "Evaluate predicates, inspect models and read stores with OpenCoreData.",
         discussion: exitStatusHelp,
-        subcommands: [PredicateCommand.self, ModelCommand.self, StoreCommand.self]
+        subcommands: [PredicateCommand.self, ModelCommand.self, StoreCommand.self, GenerateCommand.self]
     )
 
     /// The exit status of every failure.

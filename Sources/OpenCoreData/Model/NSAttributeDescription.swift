@@ -37,6 +37,10 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// Whether CloudKit encrypts the value. Stored only.
     open var allowsCloudEncryption: Bool = false { willSet { checkMutable() } }
 
+    /// Xcode's "Use Scalar Type" setting (`usesScalarValueType`), as read from an Xcode model
+    /// (`nil` when the file does not say); `coredata generate` reads it. Not in Apple's API.
+    package var usesScalarValueType: Bool?
+
     open override var versionHash: Data { VersionHasher.hash(of: self) }
 
     override func copyState(from other: NSPropertyDescription) {
@@ -49,6 +53,7 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
         allowsExternalBinaryDataStorage = other.allowsExternalBinaryDataStorage
         preservesValueInHistoryOnDeletion = other.preservesValueInHistoryOnDeletion
         allowsCloudEncryption = other.allowsCloudEncryption
+        usesScalarValueType = other.usesScalarValueType
     }
 
     override func hasEqualState(_ other: NSPropertyDescription) -> Bool {

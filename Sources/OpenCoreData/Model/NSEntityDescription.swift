@@ -41,6 +41,11 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// Whether the entity is abstract (only its subentities have instances).
     open var isAbstract: Bool = false { willSet { checkMutable() } }
 
+    /// Xcode's code generation setting for the entity (`codeGenerationType`: `class`,
+    /// `category`, or `nil` for Manual/None), as read from an Xcode model; `coredata generate`
+    /// and the build plugin read it. Not in Apple's API (Xcode keeps it out of compiled models).
+    package var codeGenerationType: String?
+
     /// Free-form information from the model author.
     open var userInfo: [AnyHashable: Any]? { willSet { checkMutable() } }
 
@@ -304,6 +309,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         let copy = NSEntityDescription()
         copy.name = name
         copy.managedObjectClassName = managedObjectClassName
+        copy.codeGenerationType = codeGenerationType
         copy.isAbstract = isAbstract
         copy.userInfo = userInfo
         copy.renamingIdentifier = renamingIdentifier

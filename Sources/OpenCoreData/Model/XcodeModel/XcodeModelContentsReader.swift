@@ -109,6 +109,7 @@ struct XcodeModelContentsReader {
         entity.name = name
         entity.managedObjectClassName = element.string("representedClassName").flatMap { $0.isEmpty ? nil : $0 } ?? "NSManagedObject"
         entity.isAbstract = element.bool("isAbstract")
+        entity.codeGenerationType = element.string("codeGenerationType").flatMap { $0.isEmpty ? nil : $0 }
         entity.renamingIdentifier = element.string("elementID")
         entity.versionHashModifier = element.string("versionHashModifier")
         entity.userInfo = readUserInfo(element)
@@ -186,6 +187,7 @@ struct XcodeModelContentsReader {
         attribute.allowsExternalBinaryDataStorage = element.bool("allowsExternalBinaryDataStorage")
         attribute.preservesValueInHistoryOnDeletion = element.bool("preserveAfterDeletion")
         attribute.allowsCloudEncryption = element.bool("allowsCloudEncryption")
+        attribute.usesScalarValueType = element.optionalBool("usesScalarValueType")
         if type == .dateAttributeType, let interval = element.string("defaultDateTimeInterval") {
             attribute.defaultValue = type.value(fromModelString: interval)
         } else if let string = element.string("defaultValueString") {
