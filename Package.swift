@@ -146,6 +146,21 @@ if !isApplePlatform {
     targets.append(.testTarget(name: "CoreDataShimTests", dependencies: ["CoreData"], path: "Tests/CoreDataShimTests"))
 }
 
+// The build plugin that plays Xcode's part for `.xcdatamodeld` folders in a target (issue 17), and
+// its tool. `Examples/ModelPlugin` uses it.
+products.append(.plugin(name: "CoreDataModelPlugin", targets: ["CoreDataModelPlugin"]))
+targets.append(.executableTarget(
+    name: "coredata-modelc",
+    dependencies: ["OpenCoreData", "CoreDataModelTools"],
+    path: "Sources/coredata-modelc"
+))
+targets.append(.plugin(
+    name: "CoreDataModelPlugin",
+    capability: .buildTool(),
+    dependencies: ["coredata-modelc"],
+    path: "Plugins/CoreDataModelPlugin"
+))
+
 let package = Package(
     name: "OpenCoreData",
     products: products,

@@ -82,23 +82,46 @@ public struct ClassGenerator {
 
     // MARK: Files
 
+    /// Every class and extension the build generates for the model (what Xcode puts in its
+    /// derived sources, as one file): the entities whose Codegen is Class Definition or
+    /// Category/Extension. A model without such entities gives a file without declarations.
+    public func combinedSource(modelName: String) -> String {
+        var text = header("\(modelName)+CoreDataGenerated.swift")
+        for entity in model.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
+            switch entity.codeGenerationType {
+            case "class": text += classBody(entity) + "\n" + propertiesBody(entity) + "\n"
+            case "category": text += propertiesBody(entity) + "\n"
+            default: continue
+            }
+        }
+        return text
+    }
+
     func classFile(_ entity: NSEntityDescription) -> File {
         let name = Self.className(entity)
-        let superclass = entity.superentity.map(Self.className) ?? "NSManagedObject"
-        return File(name: "\(name)+CoreDataClass.swift", contents: header("\(name)+CoreDataClass.swift") + """
-            \(access.prefix)class \(name): \(superclass) {
-
-            }
-
-            """)
+        return File(name: "\(name)+CoreDataClass.swift", contents: header("\(name)+CoreDataClass.swift") + classBody(entity))
     }
 
     func propertiesFile(_ entity: NSEntityDescription) -> File {
         let name = Self.className(entity)
+        return File(name: "\(name)+CoreDataProperties.swift", contents: header("\(name)+CoreDataProperties.swift") + propertiesBody(entity))
+    }
+
+    private func classBody(_ entity: NSEntityDescription) -> String {
+        let superclass = entity.superentity.map(Self.className) ?? "NSManagedObject"
+        return """
+            \(access.prefix)class \(Self.className(entity)): \(superclass) {
+
+            }
+
+            """
+    }
+
+    private func propertiesBody(_ entity: NSEntityDescription) -> String {
+        let name = Self.className(entity)
         let inherited = Set(entity.superentity?.propertiesByName.keys.map { $0 } ?? [])
         let own = entity.properties.filter { !inherited.contains($0.name) }.sorted { $0.name < $1.name }
-        var text = header("\(name)+CoreDataProperties.swift")
-        text += """
+        var text = """
             extension \(name) {
 
                 \(access.prefix)class func fetchRequest() -> NSFetchRequest<\(name)> {
@@ -116,7 +139,7 @@ public struct ClassGenerator {
         }
         // A subentity's class inherits the conformance (declaring it again would not compile).
         if entity.superentity == nil { text += "\nextension \(name) : Identifiable {\n\n}\n" }
-        return File(name: "\(name)+CoreDataProperties.swift", contents: text)
+        return text
     }
 
     private func header(_ fileName: String) -> String {

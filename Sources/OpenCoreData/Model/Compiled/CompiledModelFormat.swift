@@ -70,7 +70,12 @@ public enum CompiledModelFormat {
     /// An `.xcdatamodeld` package gives one compiled file per version; any other model
     /// ``NSManagedObjectModel/load(contentsOf:)`` accepts gives one. Each version carries the
     /// localization dictionary found beside it.
-    public static func compile(modelAt source: URL, to destination: URL) throws {
+    ///
+    /// With `moduleName` (momc's `--module`), entity class names are qualified with it, as
+    /// momc does for Xcode's "Current Product Module" (`.Book` becomes `MyApp.Book`). Unlike
+    /// momc, an unqualified name (`Book`) is qualified too: Linux has no Objective-C class table
+    /// in which `@objc(Book)` would find it, and a class named in the model is in that module.
+    public static func compile(modelAt source: URL, to destination: URL, moduleName: String? = nil) throws {
         let source = source.standardizedFileURL
         var versions: [(name: String, model: NSManagedObjectModel)] = []
         let current: String
@@ -85,7 +90,22 @@ public enum CompiledModelFormat {
             current = source.deletingPathExtension().lastPathComponent
             versions = [(current, try NSManagedObjectModel.load(contentsOf: source))]
         }
+        if let moduleName {
+            for (_, model) in versions { qualifyClassNames(of: model, with: moduleName) }
+        }
         try write(versions: versions, currentVersion: current, to: destination)
+    }
+
+    /// Qualifies `model`'s entity class names with `moduleName` (see ``compile(modelAt:to:moduleName:)``).
+    static func qualifyClassNames(of model: NSManagedObjectModel, with moduleName: String) {
+        for entity in model.entities {
+            guard let name = entity.managedObjectClassName, !name.isEmpty, name != "NSManagedObject" else { continue }
+            if name.hasPrefix(".") {
+                entity.managedObjectClassName = moduleName + name
+            } else if !name.contains(".") {
+                entity.managedObjectClassName = moduleName + "." + name
+            }
+        }
     }
 
     /// Writes `versions` as a compiled model folder at `destination`.

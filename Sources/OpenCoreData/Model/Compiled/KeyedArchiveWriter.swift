@@ -16,7 +16,7 @@ import Foundation
 /// `NSCoding` for arbitrary classes); `Decimal` values are refused (Apple would write an
 /// `NSDecimalNumber`).
 struct KeyedArchiveWriter {
-    private typealias Value = BinaryPropertyListWriter.Value
+    typealias Value = BinaryPropertyListWriter.Value
 
     private var objects: [Value] = [.string("$null")]
     private var classRecords: [String: Int] = [:]
@@ -24,34 +24,35 @@ struct KeyedArchiveWriter {
     private var inlineIndex: [Value: Int] = [:]
     private let allowedClassNames: Set<String>?
 
-    private init(allowedClassNames: Set<String>?) { self.allowedClassNames = allowedClassNames }
+    init(allowedClassNames: Set<String>?) { self.allowedClassNames = allowedClassNames }
+
+    /// The archive whose root object is at `root`.
+    func archiveData(root: Int) -> Data {
+        BinaryPropertyListWriter.data(.dictionary([
+            ("$version", .integer(100000)),
+            ("$archiver", .string("NSKeyedArchiver")),
+            ("$top", .dictionary([("root", .uid(root))])),
+            ("$objects", .array(objects)),
+        ]))
+    }
 
     /// `value` archived; with `allowedClassNames`, every archived object's class must be one of
     /// them. Throws ``TransformableValueError`` naming the type that can't be archived.
     static func archive(_ value: Any, allowedClassNames: Set<String>?) throws -> Data {
         var writer = KeyedArchiveWriter(allowedClassNames: allowedClassNames)
         let root = try writer.encode(value, depth: 0)
-        let archive: Value = .dictionary([
-            ("$version", .integer(100000)),
-            ("$archiver", .string("NSKeyedArchiver")),
-            ("$top", .dictionary([("root", .uid(root))])),
-            ("$objects", .array(writer.objects)),
-        ])
-        return BinaryPropertyListWriter.data(archive)
+        return writer.archiveData(root: root)
     }
 
     /// Appends `value` to `$objects`; its index (UID).
-    private mutating func encode(_ value: Any, depth: Int) throws -> Int {
+    mutating func encode(_ value: Any, depth: Int) throws -> Int {
         guard depth < KeyedArchive.maximumValueDepth else {
             throw TransformableValueError("the value nests deeper than \(KeyedArchive.maximumValueDepth) levels")
         }
         guard let value = ValueComparison.unwrap(value) else { return 0 }
         func inline(_ plist: Value, as className: String) throws -> Int {
             try check(className)
-            if let existing = inlineIndex[plist] { return existing }
-            objects.append(plist)
-            inlineIndex[plist] = objects.count - 1
-            return objects.count - 1
+            return self.inline(plist)
         }
         if type(of: value) == Bool.self, let bool = value as? Bool { return try inline(.bool(bool), as: "NSNumber") }
         if type(of: value) is NSNumber.Type, let number = value as? NSNumber, String(cString: number.objCType) == "c",
@@ -102,8 +103,16 @@ struct KeyedArchiveWriter {
         }
     }
 
+    /// Appends a string, number, Boolean or data value to `$objects` once; its index.
+    mutating func inline(_ plist: Value) -> Int {
+        if let existing = inlineIndex[plist] { return existing }
+        objects.append(plist)
+        inlineIndex[plist] = objects.count - 1
+        return objects.count - 1
+    }
+
     /// References to `items`, each appended to `$objects`.
-    private mutating func children(_ items: [Any], depth: Int) throws -> [Value] {
+    mutating func children(_ items: [Any], depth: Int) throws -> [Value] {
         var result: [Value] = []
         result.reserveCapacity(items.count)
         for item in items { result.append(.uid(try encode(item, depth: depth + 1))) }
@@ -114,21 +123,32 @@ struct KeyedArchiveWriter {
     /// objects its `fields` encode, and its class record after them, in Apple's order.
     private mutating func object(_ className: String, fields: (inout KeyedArchiveWriter) throws -> [(String, Value)]) throws -> Int {
         try check(className)
-        let index = objects.count
-        objects.append(.integer(0))
-        let encoded = try fields(&self)
-        let classIndex = classRecord(className)
-        objects[index] = .dictionary(encoded + [("$class", .uid(classIndex))])
+        let index = reserveObject()
+        finishObject(at: index, classes: [className, "NSObject"], fields: try fields(&self))
         return index
     }
 
-    private mutating func classRecord(_ className: String) -> Int {
-        if let index = classRecords[className] { return index }
+    /// Reserves the next index of `$objects` for an object whose fields are encoded after it
+    /// (so that the objects they reference, and references back to it, come after it).
+    mutating func reserveObject() -> Int {
+        objects.append(.integer(0))
+        return objects.count - 1
+    }
+
+    /// Fills the object reserved at `index`; its class record (`classes`: the class, then its
+    /// superclasses) is appended now unless already there.
+    mutating func finishObject(at index: Int, classes: [String], fields: [(String, Value)]) {
+        let classIndex = classRecord(classes)
+        objects[index] = .dictionary(fields + [("$class", .uid(classIndex))])
+    }
+
+    private mutating func classRecord(_ classes: [String]) -> Int {
+        if let index = classRecords[classes[0]] { return index }
         objects.append(.dictionary([
-            ("$classname", .string(className)),
-            ("$classes", .array([className, "NSObject"].map(Value.string))),
+            ("$classname", .string(classes[0])),
+            ("$classes", .array(classes.map(Value.string))),
         ]))
-        classRecords[className] = objects.count - 1
+        classRecords[classes[0]] = objects.count - 1
         return objects.count - 1
     }
 
