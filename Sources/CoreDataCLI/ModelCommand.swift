@@ -5,7 +5,8 @@ import OpenCoreData
 ///
 /// The forms are stable; scripts depend on them:
 /// - `coredata model inspect MODEL` prints the model as JSON (see ``ModelInspection``);
-/// - `coredata model compile SOURCE -o DEST` writes a compiled model folder.
+/// - `coredata model compile SOURCE -o DEST [--format apple|opencoredata] [--module NAME]` writes
+///   a compiled model folder: Apple's `.momd` format by default, which Apple's Core Data loads.
 struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
@@ -29,7 +30,13 @@ struct ModelCommand: ParsableCommand {
 
     struct Compile: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Compile a model into a folder with VersionInfo.plist and one .ocdmom file per version.")
+            abstract: "Compile a model into a folder with VersionInfo.plist and one compiled file per version.",
+            discussion: """
+                --format apple (the default) writes Apple's .momd (one .mom per version), as momc does; \
+                models with predicates or expressions (validation rules other than minimum and maximum, \
+                fetch request templates, fetched properties, derived attributes, partial indexes) need \
+                --format opencoredata (one .ocdmom per version), which holds every part of a model.
+                """)
 
         @Argument(help: "An .xcdatamodeld, .xcdatamodel, compiled model folder, .momd or .mom.")
         var source: String
@@ -37,8 +44,18 @@ struct ModelCommand: ParsableCommand {
         @Option(name: .shortAndLong, help: "The folder to write.")
         var output: String
 
+        @Option(help: "apple (.mom files, Apple's format) or opencoredata (.ocdmom files).")
+        var format: String = CompiledModelFormat.Format.apple.rawValue
+
+        @Option(help: "Qualify the entities' class names with this module, as momc's --module does.")
+        var module: String?
+
         func run() throws {
-            try CompiledModelFormat.compile(modelAt: URL(fileURLWithPath: source), to: URL(fileURLWithPath: output))
+            guard let format = CompiledModelFormat.Format(rawValue: format) else {
+                throw ValidationError("--format must be apple or opencoredata, not '\(format)'")
+            }
+            try CompiledModelFormat.compile(modelAt: URL(fileURLWithPath: source), to: URL(fileURLWithPath: output),
+                                            moduleName: module, format: format)
         }
     }
 }

@@ -4,7 +4,8 @@ import OpenCoreData
 
 // `coredata-modelc --module NAME MODEL OUTPUT.momd OUTPUT.swift`: what Xcode's build does with a
 // model, for the `CoreDataModelPlugin` build plugin. Compiles MODEL (an .xcdatamodeld or
-// .xcdatamodel) into the compiled model folder OUTPUT.momd, with class names in module NAME, and
+// .xcdatamodel) into the compiled model folder OUTPUT.momd (Apple's format, or ours when the model
+// has parts Apple's writer can't write yet), with class names in module NAME, and
 // writes the classes of the entities whose Codegen is Class Definition or Category/Extension
 // into the one Swift file OUTPUT.swift (empty of declarations when none is). Exit status 0 on
 // success, 2 with the message on standard error on any failure.
@@ -34,7 +35,14 @@ let model = URL(fileURLWithPath: arguments[0])
 let compiled = URL(fileURLWithPath: arguments[1])
 let swiftFile = URL(fileURLWithPath: arguments[2])
 do {
-    try CompiledModelFormat.compile(modelAt: model, to: compiled, moduleName: moduleName)
+    do {
+        try CompiledModelFormat.compile(modelAt: model, to: compiled, moduleName: moduleName, format: .apple)
+    } catch let error as ManagedObjectModelError where error.kind == .invalidValue {
+        // Parts Apple's format can't hold yet (predicates, expressions): our format holds them.
+        FileHandle.standardError.write(Data("coredata-modelc: warning: \(error); writing OpenCoreData's compiled format instead\n".utf8))
+        try? FileManager.default.removeItem(at: compiled)
+        try CompiledModelFormat.compile(modelAt: model, to: compiled, moduleName: moduleName, format: .openCoreData)
+    }
     var generator = ClassGenerator(model: try NSManagedObjectModel.load(contentsOf: model))
     generator.importedModule = importedModule
     let source = generator.combinedSource(modelName: model.deletingPathExtension().lastPathComponent)

@@ -75,7 +75,30 @@ public enum CompiledModelFormat {
     /// momc does for Xcode's "Current Product Module" (`.Book` becomes `MyApp.Book`). Unlike
     /// momc, an unqualified name (`Book`) is qualified too: Linux has no Objective-C class table
     /// in which `@objc(Book)` would find it, and a class named in the model is in that module.
-    public static func compile(modelAt source: URL, to destination: URL, moduleName: String? = nil) throws {
+    public static func compile(modelAt source: URL, to destination: URL, moduleName: String? = nil,
+                               format: Format = .openCoreData) throws {
+        let (versions, current) = try versions(ofModelAt: source, moduleName: moduleName)
+        switch format {
+        case .openCoreData: try write(versions: versions, currentVersion: current, to: destination)
+        case .apple: try writeApple(versions: versions, currentVersion: current, to: destination)
+        }
+    }
+
+    /// The two compiled formats ``compile(modelAt:to:moduleName:format:)`` writes.
+    public enum Format: String, CaseIterable, Sendable {
+        /// Apple's: a `.momd` folder of `NSKeyedArchiver` `.mom` files (momc's output), which
+        /// Apple's Core Data loads. Predicates and expressions are not written yet (see
+        /// ``AppleCompiledModelWriter``).
+        case apple
+        /// Ours (this type's documentation): every part of a model, predicates and expressions
+        /// as format strings. Kept because it holds what the Apple writer does not yet.
+        case openCoreData = "opencoredata"
+    }
+
+    /// The versions of the model at `source` (one per version of an `.xcdatamodeld` package, with
+    /// the localization found beside each) and the current version's name.
+    static func versions(ofModelAt source: URL, moduleName: String?) throws
+        -> (versions: [(name: String, model: NSManagedObjectModel)], current: String) {
         let source = source.standardizedFileURL
         var versions: [(name: String, model: NSManagedObjectModel)] = []
         let current: String
@@ -93,10 +116,34 @@ public enum CompiledModelFormat {
         if let moduleName {
             for (_, model) in versions { qualifyClassNames(of: model, with: moduleName) }
         }
-        try write(versions: versions, currentVersion: current, to: destination)
+        return (versions, current)
     }
 
-    /// Qualifies `model`'s entity class names with `moduleName` (see ``compile(modelAt:to:moduleName:)``).
+    /// Writes `versions` as an Apple `.momd` folder at `destination`: one `<version>.mom` each
+    /// and a `VersionInfo.plist` with Apple's keys. Nothing is written when a version can't be.
+    public static func writeApple(versions: [(name: String, model: NSManagedObjectModel)], currentVersion: String,
+                                  to destination: URL) throws {
+        let files = try versions.map { version in
+            do {
+                return (version.name, try AppleCompiledModelWriter.data(for: version.model))
+            } catch let error as ManagedObjectModelError {
+                throw error.located(in: URL(fileURLWithPath: version.name + ".mom"))
+            }
+        }
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        for (name, data) in files {
+            try data.write(to: destination.appendingPathComponent(name).appendingPathExtension("mom"), options: .atomic)
+        }
+        let info: [String: Any] = [
+            currentVersionKey: currentVersion,
+            versionHashesKey: Dictionary(uniqueKeysWithValues: versions.map { ($0.name, $0.model.entityVersionHashesByName) }),
+            versionChecksumsKey: Dictionary(uniqueKeysWithValues: versions.map { ($0.name, $0.model.versionChecksum) }),
+        ]
+        let data = try PropertyListSerialization.data(fromPropertyList: info, format: .binary, options: 0)
+        try data.write(to: destination.appendingPathComponent(versionInfoName), options: .atomic)
+    }
+
+    /// Qualifies `model`'s entity class names with `moduleName` (see ``compile(modelAt:to:moduleName:format:)``).
     static func qualifyClassNames(of model: NSManagedObjectModel, with moduleName: String) {
         for entity in model.entities {
             guard let name = entity.managedObjectClassName, !name.isEmpty, name != "NSManagedObject" else { continue }
