@@ -172,6 +172,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // `swift package generate-documentation --target OpenCoreData` (the DocC catalogue).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: targets
 )

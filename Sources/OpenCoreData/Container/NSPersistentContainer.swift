@@ -8,7 +8,7 @@
 /// - ``viewContext`` runs its blocks on the main queue, which nothing drains by itself on Linux:
 ///   a program that uses it from other threads must call `dispatchMain()` or
 ///   `RunLoop.main.run()`, or have an `async` `main`. Servers should use
-///   ``newBackgroundContext()`` and ``performBackgroundTask(_:)`` instead.
+///   ``newBackgroundContext()`` and `performBackgroundTask(_:)` instead.
 // @unchecked Sendable: the container's own properties are set in `init` (only
 // `persistentStoreDescriptions` is mutable, for setting up before loading, as in Apple); the
 // coordinator guards itself with its lock and each context is confined to its queue.

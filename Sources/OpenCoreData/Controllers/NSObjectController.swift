@@ -164,7 +164,7 @@ open class NSObjectController: NSObject, KeyValueCoding {
 
     // MARK: Adding and removing
 
-    /// Whether ``add(_:)`` may add an object.
+    /// Whether ``NSObjectController/add(_:)`` may add an object.
     open var canAdd: Bool { isEditable }
     /// Whether ``remove(_:)`` may remove the selection.
     open var canRemove: Bool { isEditable && !selectedObjects.isEmpty }

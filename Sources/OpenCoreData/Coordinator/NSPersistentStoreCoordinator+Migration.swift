@@ -44,7 +44,7 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
-    /// The older spelling of ``migratePersistentStore(_:to:options:type:)``.
+    /// The older spelling of `migratePersistentStore(_:to:options:type:)`.
     @discardableResult
     public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil,
                                        withType storeType: String) throws -> NSPersistentStore {

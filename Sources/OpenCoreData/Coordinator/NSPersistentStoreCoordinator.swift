@@ -9,7 +9,7 @@
 /// migration (`+Migration`) and the context's interface (`+Requests`).
 ///
 /// Every operation on the stores runs under the coordinator's recursive lock
-/// (``operationLock``), so the contexts of many queues share one coordinator safely.
+/// (`operationLock`), so the contexts of many queues share one coordinator safely.
 ///
 /// Differences from Apple: `perform` and `performAndWait` run the block inline, on the caller's
 /// thread, under the coordinator's lock.
@@ -19,7 +19,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The model of every store of this coordinator. Adding the coordinator freezes it.
     public let managedObjectModel: NSManagedObjectModel
 
-    /// The stores, in the order they were added. Read and written under ``operationLock``.
+    /// The stores, in the order they were added. Read and written under `operationLock`.
     open internal(set) var persistentStores: [NSPersistentStore] {
         get { withLock { stores } }
         set { withLock { stores = newValue } }
@@ -28,7 +28,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Storage of ``persistentStores``; touched only under ``operationLock``.
     private var stores: [NSPersistentStore] = []
 
-    /// The coordinator's name, for debugging. Read and written under ``operationLock``.
+    /// The coordinator's name, for debugging. Read and written under `operationLock`.
     open var name: String? {
         get { withLock { storedName } }
         set { withLock { storedName = newValue } }
@@ -55,7 +55,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     // MARK: Locking
 
-    /// Takes the coordinator's lock. (Deprecated by Apple in favour of ``performAndWait(_:)``.)
+    /// Takes the coordinator's lock. (Deprecated by Apple in favour of `performAndWait(_:)`.)
     open func lock() { operationLock.lock() }
 
     /// Releases the coordinator's lock.

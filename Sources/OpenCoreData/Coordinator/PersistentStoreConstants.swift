@@ -75,9 +75,9 @@ extension Notification.Name {
         Notification.Name("NSPersistentStoreCoordinatorWillRemoveStoreNotification")
 }
 
-/// The userInfo key of the stores a ``Foundation/Notification/Name/NSPersistentStoreCoordinatorStoresDidChange`` added.
+/// The userInfo key of the stores a `Notification.Name.NSPersistentStoreCoordinatorStoresDidChange` added.
 public let NSAddedPersistentStoresKey = "added"
-/// The userInfo key of the stores a ``Foundation/Notification/Name/NSPersistentStoreCoordinatorStoresDidChange`` removed.
+/// The userInfo key of the stores a `Notification.Name.NSPersistentStoreCoordinatorStoresDidChange` removed.
 public let NSRemovedPersistentStoresKey = "removed"
 /// The userInfo key of a store whose UUID changed (by migration): old store, new store.
 public let NSUUIDChangedPersistentStoresKey = "changedUUID"

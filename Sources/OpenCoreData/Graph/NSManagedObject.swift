@@ -10,7 +10,7 @@
 /// Differences from Apple:
 /// - There is no Objective-C runtime: `@NSManaged` does not work on Linux. Use the `@Managed`
 ///   macro, or write accessors that call ``value(forKey:)`` and ``setValue(_:forKey:)`` (or the
-///   typed ``managedValue(forKey:)`` and ``setManagedValue(_:forKey:)``).
+///   typed `managedValue(forKey:)` and ``setManagedValue(_:forKey:)``).
 /// - Keys that are not properties of the entity trap with "entity Run has no property 'foo'"
 ///   instead of raising `NSUnknownKeyException`; ``valueThrowing(forKey:)`` throws instead.
 open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstantiable {
@@ -176,8 +176,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// created, without default values.
     ///
     /// Differs from Apple: a subclass that declares a designated initializer of its own must also
-    /// override this one, or the compiler reports that ``init(_entity:insertInto:)`` and
-    /// ``init(_context:)`` must be provided; Apple compiles such a class and raises
+    /// override this one, or the compiler reports that `init(_entity:insertInto:)` and
+    /// `init(_context:)` must be provided; Apple compiles such a class and raises
     /// "unimplemented initializer" when it fetches one. Through a generic type or a metatype
     /// (`T(entity:insertInto:)`), the call goes through ``ManagedObjectInstantiable``.
     public init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {

@@ -8,7 +8,7 @@ extension NSManagedObjectContext {
     /// objects it inserted are registered (as faults) for the notification.
     /// Posts `NSManagedObjectContextObjectsDidChange` with what changed here.
     ///
-    /// Callable from any queue: the merge runs on the context's queue (``performAndWait(_:)``,
+    /// Callable from any queue: the merge runs on the context's queue (`performAndWait(_:)`,
     /// inline when already there), and only object IDs cross from the other context.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         let info = notification.userInfo ?? [:]

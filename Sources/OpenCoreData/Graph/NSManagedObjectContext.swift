@@ -11,7 +11,7 @@ import Logging
 ///
 /// Concurrency is Apple's (see `+Concurrency`): a `privateQueueConcurrencyType` context runs
 /// its blocks on its own serial queue, a `mainQueueConcurrencyType` context on the main queue.
-/// The context's state is touched only there: inside ``perform(_:)`` or ``performAndWait(_:)``,
+/// The context's state is touched only there: inside ``perform(_:)`` or `performAndWait(_:)`,
 /// or anywhere on the main queue (or the main thread) for a main-queue context. Code that uses
 /// a context from one thread only may also call it directly, as Apple allows.
 ///
@@ -181,7 +181,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// as Apple's `init()` does.
     ///
     /// Deprecated by Apple in favour of ``init(concurrencyType:)``. Such a context belongs to the
-    /// thread that uses it; ``perform(_:)`` and ``performAndWait(_:)`` run their block inline on
+    /// thread that uses it; ``perform(_:)`` and `performAndWait(_:)` run their block inline on
     /// the calling thread.
     @available(*, deprecated, message: "Use init(concurrencyType:) instead")
     public convenience override init() {

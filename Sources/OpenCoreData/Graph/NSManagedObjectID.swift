@@ -93,7 +93,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     /// Equal IDs name the same row of the same entity in the same store, or are the same
     /// temporary ID. Entities are compared by name and stores by identifier (through
-    /// ``ObjectIDKey``), so IDs from different coordinators of one store file are equal.
+    /// `ObjectIDKey`), so IDs from different coordinators of one store file are equal.
     public override func isEqual(_ object: Any?) -> Bool {
         // Dictionaries and sets of IDs compare with the other ID boxed in an `Any`: taken out
         // without the runtime's cast when it is exactly an ID.

@@ -5,7 +5,7 @@
 /// - A model becomes immutable once a coordinator uses it (as in Core Data). Changing it then
 ///   traps with "Can't modify an immutable model."; ``ensureEditable()`` reports the same as a
 ///   thrown error, for tooling.
-/// - ``mergedModel(from:)`` takes model URLs instead of bundles, which do not apply on Linux.
+/// - `mergedModel(from:)` takes model URLs instead of bundles, which do not apply on Linux.
 /// - ``load(contentsOf:)`` is a throwing form of ``init(contentsOf:)`` that says what is wrong.
 /// - Equality (`isEqual`) is structural: entities, configurations and fetch request templates.
 open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
@@ -164,7 +164,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     // MARK: Mutability
 
     /// Whether the model may still change. Not in Apple's API (Apple keeps it private); a
-    /// coordinator makes the model immutable with ``freeze()``.
+    /// coordinator makes the model immutable with `freeze()`.
     public var isEditable: Bool { editable }
 
     /// Throws ``ManagedObjectModelError/Kind/immutableModel`` when the model may no longer

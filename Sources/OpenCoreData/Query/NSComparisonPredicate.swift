@@ -26,7 +26,7 @@ open class NSComparisonPredicate: NSPredicate, @unchecked Sendable {
         case contains = 99
         case between = 100
         /// `UTI-CONFORMS-TO`: the left type identifier conforms to the right one
-        /// (see ``TypeIdentifierConformance``). Not in Apple's public enum, whose parser makes
+        /// (see `TypeIdentifierConformance`). Not in Apple's public enum, whose parser makes
         /// a private operator for it; the raw value is OpenCoreData's.
         case utiConformsTo = 2000
         /// `UTI-EQUALS`: the two type identifiers are the same. Not in Apple's public enum.

@@ -1,6 +1,6 @@
 /// An expression in a predicate: a constant, a key path, a variable, a function and the rest.
 ///
-/// Apple's `NSExpression` is a class cluster; here it is one class holding an ``Node``, so that
+/// Apple's `NSExpression` is a class cluster; here it is one class holding an `Node`, so that
 /// the evaluator, the formatter and the SQL compilers switch over one enum. The public
 /// accessors (`constantValue`, `keyPath`, `function`, `arguments`, …) have Apple's meaning and,
 /// like Apple's, trap when asked of an expression of another type.

@@ -18,6 +18,8 @@ extension NSManagedObject {
     ///
     /// - Parameters:
     ///   - code: the error code, `NSManagedObjectValidationError` (1550) by default.
+    ///   - key: the property the error is about (`NSValidationKeyErrorKey`).
+    ///   - value: the value that failed (`NSValidationValueErrorKey`).
     ///   - localizedDescription: the message; by default Core Data's message for `code`. It is
     ///     translated through the model's `localizationDictionary` (`ErrorString/<text>`) and its
     ///     `%{PROPERTY}@` (the localized property name), `%{ENTITY}@` and `%{VALUE}@` placeholders

@@ -88,7 +88,7 @@ public enum CompiledModelFormat {
     public enum Format: String, CaseIterable, Sendable {
         /// Apple's: a `.momd` folder of `NSKeyedArchiver` `.mom` files (momc's output), which
         /// Apple's Core Data loads. Predicates and expressions are not written yet (see
-        /// ``AppleCompiledModelWriter``).
+        /// `AppleCompiledModelWriter`).
         case apple
         /// Ours (this type's documentation): every part of a model, predicates and expressions
         /// as format strings. Kept because it holds what the Apple writer does not yet.

@@ -3,7 +3,7 @@ import Foundation
 extension NSMappingModel {
     /// The mapping model Core Data infers between two models for a lightweight migration.
     ///
-    /// Entities and properties are matched as ``ModelMatching`` describes (renaming identifiers,
+    /// Entities and properties are matched as `ModelMatching` describes (renaming identifiers,
     /// then names for entities; see there for the chained-rename caveat Apple shares). The result:
     /// - one entity mapping per destination entity, in the destination model's order, then one
     ///   per removed source entity. A matched pair is named `SourceToDestination` and is of type
@@ -20,7 +20,7 @@ extension NSMappingModel {
     ///   default value. Mappings are sorted by property name, as Xcode compiles them.
     ///
     /// Throws `NSInferredMappingModelError` (134190) naming the entity and property when the
-    /// change cannot be inferred (``ModelMatching`` lists the cases).
+    /// change cannot be inferred (`ModelMatching` lists the cases).
     public class func inferredMappingModel(forSourceModel sourceModel: NSManagedObjectModel,
                                          destinationModel: NSManagedObjectModel) throws -> NSMappingModel {
         let matching = try ModelMatching(source: sourceModel, destination: destinationModel)

@@ -12,8 +12,8 @@ extension NSMappingModel {
     /// Reads the mapping model at `url`, throwing a ``ManagedObjectModelError`` that names the
     /// file and the element when it cannot. Not in Apple's API.
     ///
-    /// Accepts a compiled `.cdm` file (``CompiledMappingModelReader``), an Xcode
-    /// `.xcmappingmodel` folder or its `xcmapping.xml` file (``XcodeMappingModelReader``; its
+    /// Accepts a compiled `.cdm` file (`CompiledMappingModelReader`), an Xcode
+    /// `.xcmappingmodel` folder or its `xcmapping.xml` file (`XcodeMappingModelReader`; its
     /// source and destination models are looked for beside it to compute the entity version
     /// hashes and the relationship expressions).
     public static func load(contentsOf url: URL) throws -> NSMappingModel {
@@ -57,7 +57,7 @@ extension NSMappingModel {
     /// those entities, Apple's matching rule. `nil` when none fits.
     ///
     /// When several fit, the first in the natural order of their file names is returned;
-    /// ``fittingMappingModels(in:forSourceModel:destinationModel:)`` gives all of them, for a
+    /// `fittingMappingModels(in:forSourceModel:destinationModel:)` gives all of them, for a
     /// multi-pass migration.
     public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?,
                              destinationModel: NSManagedObjectModel?) {

@@ -41,7 +41,7 @@ enum BuiltinFunctionName {
 ///
 /// Apple sends the selector to the receiver through the Objective-C runtime; Swift on Linux has
 /// none, so a type opts in by adopting this protocol. Selectors it does not answer fall back to
-/// the built-in ones (see ``BuiltinFunctions``), and otherwise throw
+/// the built-in ones (see `BuiltinFunctions`), and otherwise throw
 /// ``PredicateEvaluationError/unknownSelector(selector:receiverType:)``.
 public protocol PredicateFunctionTarget {
     /// Whether the value answers `selector` (such as `"distanceTo:"`).

@@ -21,7 +21,7 @@ public struct GeographicCoordinate: GeographicLocation, Sendable, Hashable, Cust
 
     public var description: String { "<\(latitude), \(longitude)>" }
 
-    /// The great-circle distance to `other` in metres (see ``GeographicDistance``).
+    /// The great-circle distance to `other` in metres (see `GeographicDistance`).
     public func distance(from other: some GeographicLocation) -> Double {
         GeographicDistance.metres(from: (latitude, longitude), to: (other.latitude, other.longitude))
     }

@@ -85,7 +85,7 @@ extension KeyValueCodingError: LocalizedError {
 ///   ``KeyValueCodingError/unknownKey(key:owner:)``.
 /// - Key paths are read one key at a time, so `a.b` on an array maps `a`, then maps `b` over
 ///   the result. A component starting with `@` is a collection operator applied to the rest of
-///   the path (see ``CollectionOperator``).
+///   the path (see `CollectionOperator`).
 public enum KeyValueAccess {
     /// The value of `key` in `object`. `key` is one key, even if it contains dots.
     public static func value(forKey key: String, of object: Any?) throws -> Any? {

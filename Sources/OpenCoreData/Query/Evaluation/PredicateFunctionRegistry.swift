@@ -22,7 +22,7 @@ import Foundation
 /// - Lookups and registrations may happen on any thread: the table is behind a lock, and a body
 ///   runs outside it.
 /// - A ``PredicateFunctionTarget`` receiver that answers the selector is asked first; the built-in
-///   selectors of ``BuiltinFunctions/perform(_:on:arguments:)`` come after the registry, so a
+///   selectors of `BuiltinFunctions/perform(_:on:arguments:)` come after the registry, so a
 ///   registration can also replace one of them for its type.
 public enum PredicateFunctionRegistry {
     /// The body of a registered method, taking the receiver untyped.

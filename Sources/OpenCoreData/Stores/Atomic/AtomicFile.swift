@@ -21,7 +21,7 @@ import Darwin
 ///   time). Every write renames a new inode into place, so a save by another coordinator always
 ///   changes it; a store compares it with the one it loaded or last wrote in
 ///   ``AtomicStore/checkStoreUnchanged()`` and throws ``changedSinceLoadError(_:store:)``.
-/// - The error builders (``corruptFileError(_:storeType:reason:)``,
+/// - The error builders (`corruptFileError(_:storeType:reason:)`,
 ///   ``wrongTypeError(_:expected:found:)``, ``newerVersionError(_:storeType:version:supported:)``,
 ///   ``noSuchFileError(_:storeType:)``) give every file store the same codes and userInfo
 ///   (`NSFilePathErrorKey`, `NSURLErrorKey`, `NSStoreTypeKey`).
@@ -121,7 +121,7 @@ public enum AtomicFile {
     /// Deletes the temporaries that writes of `url` left behind when their process died
     /// mid-write (``write(_:to:)`` renames its temporary over the file, or deletes it on a
     /// failure, unless killed). Only files named exactly as ``write(_:to:)`` names them for
-    /// this file (``isTemporaryName(_:of:)``) are candidates, and only those no live write
+    /// this file (`isTemporaryName(_:of:)`) are candidates, and only those no live write
     /// holds locked are deleted; nothing else in the directory is touched. Best effort: a
     /// temporary that can't be deleted stays. Returns the names deleted.
     @discardableResult

@@ -2,7 +2,7 @@ import Foundation
 
 /// An atomic store kept in one file: the part the XML and binary stores share.
 ///
-/// Subclasses override ``storeType``, ``decodeContents(_:from:)`` and
+/// Subclasses override `storeType`, ``decodeContents(_:from:)`` and
 /// ``encodeContents(_:)`` (and may override ``decodeMetadata(_:from:)`` to read only the
 /// header). This class does the rest with ``AtomicFile``:
 /// - ``loadRows()`` reads the file (`nil` when there is none: a new store) and remembers its

@@ -7,10 +7,10 @@
 /// - Saves check optimistic-locking versions, apply the changes to a copy of the rows, hand the
 ///   copy to ``writeRows(_:)`` and only then make it current: a failed write changes nothing.
 ///
-/// Subclasses with a file (the XML and binary stores) override ``storeType``, ``loadRows()``
+/// Subclasses with a file (the XML and binary stores) override `storeType`, ``loadRows()``
 /// and ``writeRows(_:)``, and may override ``loadStoredMetadata()`` (to read only the header)
 /// and ``checkStoreUnchanged()`` (to detect another coordinator's save); they register their
-/// type in `StoreTypeRegistry.builtIn`. The in-memory store overrides only ``storeType``.
+/// type in `StoreTypeRegistry.builtIn`. The in-memory store overrides only `storeType`.
 ///
 /// Differences from Apple: Apple's `NSAtomicStore` works with cache nodes and managed objects;
 /// this one works with ``ObjectSnapshot``s, like every store here.
@@ -36,8 +36,8 @@ open class AtomicStore: NSPersistentStore, @unchecked Sendable {
     /// Reads the store's rows and metadata from its file, or returns `nil` when there is no
     /// store yet (a new store is then created empty).
     ///
-    /// Make IDs with ``objectID(for:primaryKey:)``. If the metadata's `NSStoreUUID` differs from
-    /// ``identifier`` when this returns, the store adopts the UUID and re-mints every ID.
+    /// Make IDs with ``AtomicStore/objectID(for:primaryKey:)``. If the metadata's `NSStoreUUID` differs from
+    /// `identifier` when this returns, the store adopts the UUID and re-mints every ID.
     /// The in-memory store returns `nil`.
     open func loadRows() throws -> AtomicStoreContents? { nil }
 
@@ -51,7 +51,7 @@ open class AtomicStore: NSPersistentStore, @unchecked Sendable {
     /// Throws when the store's file changed since it was loaded or last written (another
     /// coordinator saved into it), so that this save does not overwrite that one. File stores
     /// throw `NSManagedObjectMergeError` (133020) naming the file; the default does nothing.
-    /// Called by ``checkSave(_:)`` and ``save(_:)`` of a non-empty save, under the store's lock.
+    /// Called by ``AtomicStore/checkSave(_:)`` and ``AtomicStore/save(_:)`` of a non-empty save, under the store's lock.
     open func checkStoreUnchanged() throws {}
 
     /// Reads the store's rows again when another coordinator saved into its file since this
@@ -211,7 +211,7 @@ open class AtomicStore: NSPersistentStore, @unchecked Sendable {
         try checkRows(changes)
     }
 
-    /// Applies the changes all or nothing, then ``writeRows(_:)``; a failed write changes nothing.
+    /// Applies the changes all or nothing, then ``AtomicStore/writeRows(_:)``; a failed write changes nothing.
     open override func save(_ changes: StoreSaveChanges) throws {
         try saveRows(changes)
     }

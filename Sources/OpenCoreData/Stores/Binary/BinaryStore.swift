@@ -2,7 +2,7 @@
 ///
 /// Like every atomic store it loads every object when it is added and writes the whole file
 /// at each save, atomically (temporary file, `fsync`, rename: ``AtomicFile``). The format is
-/// documented in ``BinaryStoreFormat``: magic number and version, metadata as a binary property
+/// documented in `BinaryStoreFormat`: magic number and version, metadata as a binary property
 /// list, entity and property tables, typed values and relationship references, and a CRC-32.
 ///
 /// Errors, each naming the file (`NSFilePathErrorKey`, `NSURLErrorKey`):
@@ -12,7 +12,7 @@
 /// - another coordinator saved into the file since this store read it: `NSManagedObjectMergeError` (133020).
 ///
 /// Transformable attributes: stored as the `Data` their value transformer makes
-/// (``TransformableValueCoding``; by default a keyed archive). Files written before that hold the
+/// (`TransformableValueCoding`; by default a keyed archive). Files written before that hold the
 /// value self-described, and still read.
 ///
 /// Differs from Apple: Apple's binary format is private and unrelated; files are not

@@ -3,7 +3,7 @@
 /// Its rows live as long as the store is added to a coordinator. It is fully functional
 /// (fetching, saving, optimistic locking, read-only) and the store of choice for tests.
 /// Transformable values go through their value transformer at each save
-/// (``TransformableValueCoding``) and the store keeps what turning the `Data` back gives, so a
+/// (`TransformableValueCoding`) and the store keeps what turning the `Data` back gives, so a
 /// value reads back as from a file store, and a transformer that is not registered or a value it
 /// can't transform fails the save, as in every store.
 ///

@@ -8,7 +8,7 @@ import GRDB
 ///   (WAL journal, incremental auto-vacuum, then `NSSQLitePragmasOption`).
 /// - Opening an existing file reads `Z_METADATA`, takes the store's own entity numbering and
 ///   join-table names from `Z_PRIMARYKEY` and `sqlite_master`, checks the model (see
-///   ``SQLiteStore/adoptStoredSchema(storedMetadata:database:)`` for the rule) and reads
+///   `SQLiteStore/adoptStoredSchema(storedMetadata:database:)` for the rule) and reads
 ///   nothing else until asked.
 /// - Every save is one transaction; updates and deletes are checked against `Z_OPT`.
 /// - A context pinned to a query generation reads through a connection of the generation's
@@ -16,10 +16,10 @@ import GRDB
 /// - A read-only store never writes a byte of its files: a database in WAL mode is read through
 ///   a private copy (`SQLiteStore+ReadOnlyCopy.swift`).
 ///
-/// Apple's stores open with what real iOS/macOS stores carry (see ``SQLiteStore/adoptStoredSchema(storedMetadata:database:)``
-/// and ``SQLFunctions/registerAppleTriggerFunctions(on:)``): persistent-history and CloudKit
+/// Apple's stores open with what real iOS/macOS stores carry (see `SQLiteStore/adoptStoredSchema(storedMetadata:database:)`
+/// and `SQLFunctions/registerAppleTriggerFunctions(on:)`): persistent-history and CloudKit
 /// tables are left alone, Apple's triggers run, externally stored binary data is read
-/// (``SQLiteValueCoding/ExternalData``).
+/// (`SQLiteValueCoding/ExternalData`).
 ///
 /// As Apple's, a store with persistent-history rows opened for writing without
 /// `NSPersistentHistoryTrackingKey` is forced read-only (`SQLiteStore+PersistentHistory.swift`).
@@ -393,7 +393,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// Runs a fetch request (see `runFetch(_:)`).
-    /// The snapshots fetched go into the row cache (the last ``SQLiteRowCache/capacity`` of
+    /// The snapshots fetched go into the row cache (the last `SQLiteRowCache/capacity` of
     /// them: earlier ones would be evicted at once).
     open override func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
         let result = try runFetch(request)

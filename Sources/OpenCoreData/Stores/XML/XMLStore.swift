@@ -29,7 +29,7 @@ import Foundation
 /// - Object ids `z<n>` are the rows' primary keys. They are unique in the whole file, so this
 ///   store hands out keys from one counter for all entities (``newObjectIDs(for:count:)``);
 ///   `nextObjectID` is the last key handed out, as Apple writes it.
-/// - Values are spelled as ``XMLStoreValueCoding`` documents (dates with 20 fraction digits,
+/// - Values are spelled as `XMLStoreValueCoding` documents (dates with 20 fraction digits,
 ///   decimals exactly, binary in base64, transformables through their value transformer).
 /// - The file does not record optimistic-locking versions: rows read from it have version 1.
 ///   Another coordinator's save into the same file is detected from the file itself (see
