@@ -32,10 +32,9 @@ struct ModelCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Compile a model into a folder with VersionInfo.plist and one compiled file per version.",
             discussion: """
-                --format apple (the default) writes Apple's .momd (one .mom per version), as momc does; \
-                models with predicates or expressions (validation rules other than minimum and maximum, \
-                fetch request templates, fetched properties, derived attributes, partial indexes) need \
-                --format opencoredata (one .ocdmom per version), which holds every part of a model.
+                --format apple (the default) writes Apple's .momd (one .mom per version), as momc does, \
+                predicates and expressions archived as Foundation archives them; --format opencoredata \
+                writes OpenCoreData's format (one .ocdmom per version, predicates as format strings).
                 """)
 
         @Argument(help: "An .xcdatamodeld, .xcdatamodel, compiled model folder, .momd or .mom.")

@@ -5,7 +5,7 @@ import OpenCoreData
 // `coredata-modelc --module NAME MODEL OUTPUT.momd OUTPUT.swift`: what Xcode's build does with a
 // model, for the `CoreDataModelPlugin` build plugin. Compiles MODEL (an .xcdatamodeld or
 // .xcdatamodel) into the compiled model folder OUTPUT.momd (Apple's format, or ours when the model
-// has parts Apple's writer can't write yet), with class names in module NAME, and
+// has a part Apple's format can't hold), with class names in module NAME, and
 // writes the classes of the entities whose Codegen is Class Definition or Category/Extension
 // into the one Swift file OUTPUT.swift (empty of declarations when none is). Exit status 0 on
 // success, 2 with the message on standard error on any failure.
@@ -38,7 +38,7 @@ do {
     do {
         try CompiledModelFormat.compile(modelAt: model, to: compiled, moduleName: moduleName, format: .apple)
     } catch let error as ManagedObjectModelError where error.kind == .invalidValue {
-        // Parts Apple's format can't hold yet (predicates, expressions): our format holds them.
+        // A part Apple's format can't hold (a block predicate, a custom selector): ours holds it.
         FileHandle.standardError.write(Data("coredata-modelc: warning: \(error); writing OpenCoreData's compiled format instead\n".utf8))
         try? FileManager.default.removeItem(at: compiled)
         try CompiledModelFormat.compile(modelAt: model, to: compiled, moduleName: moduleName, format: .openCoreData)

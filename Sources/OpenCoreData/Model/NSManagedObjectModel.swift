@@ -229,8 +229,10 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         guard entityList.allSatisfy({ entity in entity.name.flatMap { otherEntities[$0] }.map(entity.isEqual) ?? false }) else {
             return false
         }
-        let configurationsMatch = Dictionary(configurationMembers.map { ($0.name, $0.entities) }, uniquingKeysWith: { a, _ in a })
-            == Dictionary(other.configurationMembers.map { ($0.name, $0.entities) }, uniquingKeysWith: { a, _ in a })
+        // A configuration's members are a set (Apple's compiled models keep an NSSet): their order
+        // does not make two models different.
+        let configurationsMatch = Dictionary(configurationMembers.map { ($0.name, Set($0.entities)) }, uniquingKeysWith: { a, _ in a })
+            == Dictionary(other.configurationMembers.map { ($0.name, Set($0.entities)) }, uniquingKeysWith: { a, _ in a })
         return configurationsMatch
             && templates.count == other.templates.count
             && templates.allSatisfy { name, template in other.templates[name].map(template.isEqual) ?? false }

@@ -14,15 +14,19 @@ import Foundation
 /// `NSFetchIndexElementDescription`, with Foundation's collections
 /// (`NSMutableDictionary`, `NSMutableArray`, `NSSet`) and values around them.
 ///
-/// Differs from momc: predicates and expressions (validation rules other than an attribute's
-/// minimum and maximum, fetch request templates, fetched properties, derived attributes,
-/// partial indexes) are not written yet; a model with one is refused with a
-/// ``ManagedObjectModelError`` naming it, rather than compiled without it. No `.omo`
-/// (optimized) file is written: Core Data reads the `.mom` when there is none.
+/// Predicates, expressions and fetch requests (validation rules, fetch request templates,
+/// fetched properties, derived attributes, partial indexes) are archived as Foundation archives
+/// them (`AppleCompiledModelWriter+Predicates.swift`).
+///
+/// Differs from momc: the few predicate forms models never hold (blocks, custom selectors, index
+/// symbols, `FETCH`) are refused with a ``ManagedObjectModelError`` naming them, rather than
+/// compiled without them. No `.omo` (optimized) file is written: Core Data reads the `.mom` when
+/// there is none. The predicate archives follow Foundation's classes and keys as read back by
+/// ``AppleArchivedPredicate``; no momc-written fixture holds one to compare byte layouts with.
 struct AppleCompiledModelWriter {
-    private typealias Value = BinaryPropertyListWriter.Value
+    typealias Value = BinaryPropertyListWriter.Value
 
-    private var archive = KeyedArchiveWriter(allowedClassNames: nil)
+    var archive = KeyedArchiveWriter(allowedClassNames: nil)
     private var entityIndexes: [ObjectIdentifier: Int] = [:]
     private var propertyIndexes: [ObjectIdentifier: Int] = [:]
     private let model: NSManagedObjectModel
@@ -40,24 +44,29 @@ struct AppleCompiledModelWriter {
     // MARK: Model
 
     private mutating func encodeModel() throws -> Int {
-        if let name = model.fetchRequestTemplatesByName.keys.sorted().first {
-            throw unsupported("fetch request template '\(name)'", element: nil)
-        }
         modelIndex = archive.reserveObject()
         let entities = try dictionary(model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
             .map { entity in (entity.name ?? "", { (writer: inout Self) in try writer.entity(entity) }) })
         let identifiers = try set(model.versionIdentifiers.map(\.base))
+        let templates = model.fetchRequestTemplatesByName.sorted { $0.key < $1.key }
+        let templateIndex = templates.isEmpty ? 0 : try dictionary(templates.map { name, request in
+            (name, { (writer: inout Self) in try writer.fetchRequest(request, element: "fetch request '\(name)'") })
+        })
         var fields: [(String, Value)] = [
             ("NSEntities", .uid(entities)),
-            ("NSFetchRequestTemplates", .uid(0)),
+            ("NSFetchRequestTemplates", .uid(templateIndex)),
             ("NSVersionIdentifiers", .uid(identifiers)),
         ]
         let configurations = model.configurations.filter { $0 != "PF_DEFAULT_CONFIGURATION_NAME" }.sorted()
         if !configurations.isEmpty {
             let index = try dictionary(configurations.map { name in
                 (name, { (writer: inout Self) in
-                    let members = (writer.model.entities(forConfigurationName: name) ?? []).compactMap(\.name).sorted()
-                    return try writer.set(members)
+                    let members = (writer.model.entities(forConfigurationName: name) ?? []).sorted { ($0.name ?? "") < ($1.name ?? "") }
+                    let index = writer.archive.reserveObject()
+                    var values: [Value] = []
+                    for member in members { values.append(.uid(try writer.entity(member))) }
+                    writer.archive.finishObject(at: index, classes: ["NSSet", "NSObject"], fields: [("NS.objects", .array(values))])
+                    return index
                 })
             })
             fields.append(("NSConfigurations", .uid(index)))
@@ -68,7 +77,7 @@ struct AppleCompiledModelWriter {
 
     // MARK: Entities
 
-    private mutating func entity(_ entity: NSEntityDescription) throws -> Int {
+    mutating func entity(_ entity: NSEntityDescription) throws -> Int {
         if let index = entityIndexes[ObjectIdentifier(entity)] { return index }
         let index = archive.reserveObject()
         entityIndexes[ObjectIdentifier(entity)] = index
@@ -107,8 +116,8 @@ struct AppleCompiledModelWriter {
 
     private mutating func fetchIndex(_ index: NSFetchIndexDescription, entity: NSEntityDescription) throws -> Int {
         let element = "fetch index '\(index.name)' of entity '\(entity.name ?? "")'"
-        if index.partialIndexPredicate != nil { throw unsupported("its partial index predicate", element: element) }
         let object = archive.reserveObject()
+        let partial = try index.partialIndexPredicate.map { try predicate($0, element: element) } ?? 0
         let name = string(index.name)
         let elements = try array(index.elements.map { item in
             { (writer: inout Self) in
@@ -124,7 +133,7 @@ struct AppleCompiledModelWriter {
         }, classes: ["NSArray", "NSObject"])
         archive.finishObject(at: object, classes: ["NSFetchIndexDescription", "NSObject"], fields: [
             ("NSIndexName", .uid(name)),
-            ("NSPartialIndexPredicate", .uid(0)),
+            ("NSPartialIndexPredicate", .uid(partial)),
             ("NSIndexElements", .uid(elements)),
             ("NSEntity", .uid(try self.entity(entity))),
         ])
@@ -153,19 +162,29 @@ struct AppleCompiledModelWriter {
         if property.isIndexed { fields.append(("NSIsIndexed", .bool(true))) }
         if let modifier = property.versionHashModifier { fields.append(("NSVersionHashModifier", .uid(string(modifier)))) }
         if let info = property.userInfo, !info.isEmpty { fields.append(("NSUserInfo", .uid(try userInfo(info, always: true)))) }
-        let classes: [String]
+        var classes: [String]
         switch property {
-        case is NSDerivedAttributeDescription:
-            throw unsupported("its derivation expression", element: element)
         case let attribute as NSAttributeDescription:
             if attribute.allowsCloudEncryption { packed |= 0x800 }
             fields += try attributeFields(attribute, element: element)
             classes = ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
+            if let derived = attribute as? NSDerivedAttributeDescription {
+                if let expression = derived.derivationExpression {
+                    fields.append(("NSDerivationExpression", .uid(try self.expression(expression, element: element))))
+                }
+                classes = ["NSDerivedAttributeDescription"] + classes
+            }
         case let relationship as NSRelationshipDescription:
-            guard property.validationPredicates.isEmpty else { throw unsupported("its validation predicates", element: element) }
             if relationship.isOrdered { packed |= 0x400 }
             fields += try relationshipFields(relationship)
+            fields += try validationFields(property.validationPredicates, warnings: property.validationWarnings, element: element)
             classes = ["NSRelationshipDescription", "NSPropertyDescription", "NSObject"]
+        case let fetched as NSFetchedPropertyDescription:
+            if let request = fetched.fetchRequest {
+                fields.append(("NSFetchRequest", .uid(try fetchRequest(request, element: element))))
+                if let name = request.entityName { fields.append(("_NSFetchRequestEntityName", .uid(string(name)))) }
+            }
+            classes = ["NSFetchedPropertyDescription", "NSPropertyDescription", "NSObject"]
         default:
             throw unsupported("a \(type(of: property))", element: element)
         }
@@ -184,16 +203,33 @@ struct AppleCompiledModelWriter {
             ("NSValueTransformerName", .uid(attribute.valueTransformerName.map { string($0) } ?? 0)),
             ("NSDefaultValue", .uid(try attribute.defaultValue.map { try defaultValue($0) } ?? 0)),
         ]
-        // Minimum and maximum are the only validation rules written (as momc writes them).
-        for (predicate, _) in zip(attribute.validationPredicates, attribute.validationWarnings) {
+        // Minimum and maximum go in NSFlagsKey, as momc writes them; other rules as predicates.
+        var others: [(NSPredicate, Any)] = []
+        for (predicate, warning) in zip(attribute.validationPredicates, attribute.validationWarnings) {
             guard let bound = Self.bound(predicate) else {
-                throw unsupported("its validation predicate \(predicate.predicateFormat)", element: element)
+                others.append((predicate, warning))
+                continue
             }
             flags |= bound.isMinimum ? 0x2 : 0x1
             fields.append((bound.isMinimum ? "NSMinValueName" : "NSMaxValueName", .uid(archive.inline(bound.value))))
         }
         fields.append(("NSFlagsKey", .integer(flags)))
+        fields += try validationFields(others.map(\.0), warnings: others.map(\.1), element: element)
         return fields
+    }
+
+    /// `NSValidationPredicates` and `NSValidationWarnings` (nothing when there are no rules).
+    private mutating func validationFields(_ predicates: [NSPredicate], warnings: [Any], element: String) throws -> [(String, Value)] {
+        guard !predicates.isEmpty else { return [] }
+        let predicateList = archive.reserveObject()
+        var members: [Value] = []
+        for predicate in predicates { members.append(.uid(try self.predicate(predicate, element: element))) }
+        archive.finishObject(at: predicateList, classes: ["NSArray", "NSObject"], fields: [("NS.objects", .array(members))])
+        let warningList = archive.reserveObject()
+        var texts: [Value] = []
+        for warning in warnings { texts.append(.uid(try archive.encode(warning, depth: 0))) }
+        archive.finishObject(at: warningList, classes: ["NSArray", "NSObject"], fields: [("NS.objects", .array(texts))])
+        return [("NSValidationPredicates", .uid(predicateList)), ("NSValidationWarnings", .uid(warningList))]
     }
 
     /// A default value as Apple archives it: a `Decimal` as an `NSDecimalNumber` (its mantissa as
@@ -316,7 +352,7 @@ struct AppleCompiledModelWriter {
         return index
     }
 
-    private func unsupported(_ what: String, element: String?) -> ManagedObjectModelError {
+    func unsupported(_ what: String, element: String?) -> ManagedObjectModelError {
         ManagedObjectModelError(.invalidValue, "can't be written in Apple's compiled format yet: \(what)", element: element)
     }
 }
