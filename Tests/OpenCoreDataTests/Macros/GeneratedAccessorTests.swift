@@ -41,42 +41,19 @@ final class GeneratedBook: NSManagedObject {
     @Managed var pages: Int32
     @Managed var shelf: GeneratedShelf?
     @Managed var chapterOf: GeneratedShelf?
-
-    /// Not a `@Managed` property: a key path to it has no Core Data key.
-    var shout: String { title.uppercased() }
 }
 
 enum GeneratedShelfModel {
     static func context() throws -> NSManagedObjectContext {
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            return attribute
-        }
-        func relationship(_ name: String, to destination: NSEntityDescription, toMany: Bool, ordered: Bool = false) -> NSRelationshipDescription {
-            let relationship = NSRelationshipDescription()
-            relationship.name = name
-            relationship.destinationEntity = destination
-            relationship.maxCount = toMany ? 0 : 1
-            relationship.isOrdered = ordered
-            return relationship
-        }
-        let shelf = NSEntityDescription()
-        shelf.name = "Shelf"
-        let book = NSEntityDescription()
-        book.name = "Book"
-        let books = relationship("books", to: book, toMany: true)
-        let shelfOfBook = relationship("shelf", to: shelf, toMany: false)
-        books.inverseRelationship = shelfOfBook
-        shelfOfBook.inverseRelationship = books
-        let chapters = relationship("chapters", to: book, toMany: true, ordered: true)
-        let chapterOf = relationship("chapterOf", to: shelf, toMany: false)
-        chapters.inverseRelationship = chapterOf
-        chapterOf.inverseRelationship = chapters
-        shelf.properties = [attribute("name", .stringAttributeType), attribute("count", .integer64AttributeType), books, chapters]
-        book.properties = [attribute("title", .stringAttributeType), attribute("pages", .integer32AttributeType), shelfOfBook, chapterOf]
+        typealias M = GraphTestModel
+        let shelf = M.entity("Shelf"), book = M.entity("Book")
+        let books = M.relationship("books", to: book, toMany: true), shelfOfBook = M.relationship("shelf", to: shelf)
+        let chapters = M.relationship("chapters", to: book, toMany: true, ordered: true)
+        let chapterOf = M.relationship("chapterOf", to: shelf)
+        M.pair(books, shelfOfBook)
+        M.pair(chapters, chapterOf)
+        shelf.properties = [M.attribute("name", .stringAttributeType), M.attribute("count", .integer64AttributeType), books, chapters]
+        book.properties = [M.attribute("title", .stringAttributeType), M.attribute("pages", .integer32AttributeType), shelfOfBook, chapterOf]
         let model = NSManagedObjectModel()
         model.entities = [shelf, book]
         model.register(GeneratedShelf.self, forEntityName: "Shelf")

@@ -80,11 +80,7 @@ struct AppleCompiledModelWriterTests {
     func everyModelFeature() throws {
         let (model, directory) = try ModelSamples.loadBlog()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let sorted = NSFetchRequest<NSFetchRequestResult>(entityName: "Author")
-        sorted.sortDescriptors = [NSSortDescriptor(key: "name", ascending: false)]
-        sorted.propertiesToFetch = ["name"]
-        sorted.resultType = .dictionaryResultType
-        model.setFetchRequestTemplate(sorted, forName: "AuthorsByName")
+        ModelSamples.addAuthorsByName(to: model)
         let tag = try #require(model.entitiesByName["Tag"])
         tag.attributesByName["label"]!.setValidationPredicates(
             [NSPredicate(format: "length > 2 AND NOT (SELF BEGINSWITH[c] 'x' OR SELF IN {'a', 'b'})"),

@@ -39,11 +39,7 @@ import Testing
     @Test func everyFeatureRoundTrips() throws {
         let (model, directory) = try ModelSamples.loadBlog()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let sorted = NSFetchRequest<NSFetchRequestResult>(entityName: "Author")
-        sorted.sortDescriptors = [NSSortDescriptor(key: "name", ascending: false)]
-        sorted.propertiesToFetch = ["name"]
-        sorted.resultType = .dictionaryResultType
-        model.setFetchRequestTemplate(sorted, forName: "AuthorsByName")
+        ModelSamples.addAuthorsByName(to: model)
         model.localizationDictionary = ["Entity/Post": "Article"]
         let tag = try #require(model.entitiesByName["Tag"])
         tag.userInfo = ["weight": 3, "aliases": ["label", "keyword"], "nested": ["on": true]]

@@ -199,6 +199,16 @@ enum ModelSamples {
     }
 
     /// Loads ``blogXML`` from a fresh temporary folder.
+    /// Adds the template `AuthorsByName` (sorted, properties to fetch, dictionary results) to a
+    /// blog model, for the compiled-format round trips.
+    static func addAuthorsByName(to model: NSManagedObjectModel) {
+        let sorted = NSFetchRequest<NSFetchRequestResult>(entityName: "Author")
+        sorted.sortDescriptors = [NSSortDescriptor(key: "name", ascending: false)]
+        sorted.propertiesToFetch = ["name"]
+        sorted.resultType = .dictionaryResultType
+        model.setFetchRequestTemplate(sorted, forName: "AuthorsByName")
+    }
+
     static func loadBlog() throws -> (model: NSManagedObjectModel, directory: URL) {
         let directory = try Fixtures.temporaryDirectory()
         let url = try writeVersion(blogXML, in: directory)
