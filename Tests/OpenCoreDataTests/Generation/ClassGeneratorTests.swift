@@ -146,4 +146,21 @@ struct ClassGeneratorTests {
         book.removeFromTags(tag)
         #expect(tag.books?.count == 0)
     }
+
+    @Test("The build plugin's files: one Swift file of Class and Category entities, a model with module-qualified classes")
+    func pluginOutputs() throws {
+        let source = ClassGenerator(model: try NSManagedObjectModel.load(contentsOf: Self.modelURL)).combinedSource(modelName: "Library")
+        #expect(source.contains("public class LibBook: LibItem {"))
+        #expect(source.contains("extension LibAuthor {"))
+        #expect(!source.contains("class LibAuthor"), "Category: the class is hand-written")
+        #expect(!source.contains("LibNote"), "Manual/None: nothing generated")
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let compiled = folder.appendingPathComponent("Library.momd")
+        try CompiledModelFormat.compile(modelAt: Self.modelURL, to: compiled, moduleName: "LibraryApp", format: .apple)
+        let names = try NSManagedObjectModel.load(contentsOf: compiled).entitiesByName.mapValues { $0.managedObjectClassName ?? "" }
+        // `.LibBook` (Current Product Module) and `LibItem` (no module) both get the module.
+        #expect(names["LibBook"] == "LibraryApp.LibBook")
+        #expect(names["LibItem"] == "LibraryApp.LibItem")
+    }
 }

@@ -3,12 +3,20 @@ import OpenCoreData
 
 // The model comes from Library.xcdatamodeld, compiled by CoreDataModelPlugin into the target's
 // resources; Author and Book's properties are generated from it at build time.
-let model = NSManagedObjectModel(contentsOf: Bundle.module.url(forResource: "Library", withExtension: "momd")!)!
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("LibraryApp: \(message)\n".utf8))
+    exit(1)
+}
+guard let modelURL = Bundle.module.url(forResource: "Library", withExtension: "momd") else {
+    fail("the plugin compiled no Library.momd into the resources")
+}
+let model: NSManagedObjectModel
+do { model = try NSManagedObjectModel.load(contentsOf: modelURL) } catch { fail("\(error)") }
 let container = NSPersistentContainer(name: "Library", managedObjectModel: model)
 container.persistentStoreDescriptions.first?.url = URL(fileURLWithPath: "/dev/null")
 container.persistentStoreDescriptions.first?.type = NSInMemoryStoreType
 container.loadPersistentStores { _, error in
-    if let error { fatalError("\(error)") }
+    if let error { fail("\(error)") }
 }
 let context = container.viewContext
 let author = Author(context: context)
@@ -36,6 +44,5 @@ for book in books {
 // CI runs this program: fail loudly if the plugin's model or classes did not do their part.
 guard books.map(\.pages) == [304, 387], books.allSatisfy({ $0.author === author }),
       byName.managedObjectModel.entitiesByName["Book"]?.managedObjectClassName == "LibraryApp.Book" else {
-    FileHandle.standardError.write(Data("LibraryApp: unexpected result\n".utf8))
-    exit(1)
+    fail("unexpected result")
 }
