@@ -14,6 +14,9 @@ import PostgresNIO
 ///   (``PostgresConnectionBridge/eventLoopGroup``). So a store call completes even when every
 ///   cooperative thread, or every event loop of the app's server, is blocked waiting for one
 ///   (an async request handler calling `performAndWait`).
+/// - Rows read as snapshots are decoded on the connection's event loop as they arrive
+///   (postgres-nio's `onRow`; ``PostgresSnapshotReader``), which spares a hand-off between
+///   threads for each row. Decoding never waits: no lock held there is held across I/O.
 /// - Called on one of the bridge's own event-loop threads, where waiting would stop the work it
 ///   waits for, a call throws instead.
 ///

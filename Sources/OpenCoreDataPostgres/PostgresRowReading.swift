@@ -101,147 +101,19 @@ struct PostgresRowReading: @unchecked Sendable {
         entitiesByNumber[number]
     }
 
-    /// The snapshots of `rows`, selected with `table`'s ``Table/selectList``, as objects of `store`.
-    /// A value the attribute can't hold fails with `NSPersistentStoreOperationError` (134070)
-    /// naming the table, column and row.
-    func snapshots(_ rows: PostgresRowSequence, table: Table, store: PostgresStore) async throws -> [ObjectSnapshot] {
-        var result: [ObjectSnapshot] = []
-        try await forEachSnapshot(rows, table: table, store: store) { snapshot, _ in result.append(snapshot) }
-        return result
-    }
-
-    /// Calls `body` with the snapshot of each of `rows` (which select `table`'s
-    /// ``Table/selectList`` first, and may select one more column after it) and that extra
-    /// cell, if any.
+    /// The snapshots of the rows `query` selects (`table`'s ``Table/selectList`` first, then
+    /// perhaps one more column: an `Integer 64`, returned with each snapshot), as objects of
+    /// `store`. A value the attribute can't hold fails with `NSPersistentStoreOperationError`
+    /// (134070) naming the table, column and row.
     ///
-    /// Each row's cells are read once, in order, and each value goes straight into the
-    /// snapshot's slot (``SnapshotRowBuilder``); `Integer 64` columns, the most common, skip the
-    /// attribute-type switch.
-    func forEachSnapshot(_ rows: PostgresRowSequence, table: Table, store: PostgresStore,
-                         _ body: (ObjectSnapshot, PostgresCell?) throws -> Void) async throws {
-        var decoders: [Int64: RowDecoder] = [:]
-        var last: (number: Int64, decoder: RowDecoder)?
-        let columnCount = table.columns.count
-        // Each to-one's destination key and entity number, filled while a row's cells pass.
-        var keys: [Int64?] = [], numbers: [Int64?] = []
-        for try await row in rows {
-            var cells = row.makeIterator()
-            guard let keyCell = cells.next(), let numberCell = cells.next(), let versionCell = cells.next() else {
-                throw unreadable(table.name, "Z_OPT", 0, "the row has fewer columns than the table")
-            }
-            let key = try PostgresValueCoding.requiredInt64(keyCell)
-            let number = try PostgresValueCoding.requiredInt64(numberCell)
-            let decoder: RowDecoder
-            if let last, last.number == number {
-                decoder = last.decoder
-            } else if let known = decoders[number] {
-                decoder = known
-            } else {
-                guard let plan = table.entities[number] else {
-                    throw unreadable(table.name, "Z_ENT", key, "entity number \(number) is not one of the model's")
-                }
-                decoder = RowDecoder(plan: plan, store: store, columnCount: columnCount)
-                decoders[number] = decoder
-            }
-            let version = try PostgresValueCoding.requiredInt64(versionCell)
-            let toOneCount = decoder.toOne.count
-            if toOneCount > 0 {
-                if keys.count < toOneCount {
-                    keys = Array(repeating: nil, count: toOneCount)
-                    numbers = keys
-                } else {
-                    for index in 0..<toOneCount { keys[index] = nil; numbers[index] = nil }
-                }
-            }
-            var builder = decoder.builder
-            var index = 3
-            while index < columnCount, let cell = cells.next() {
-                switch decoder.actions[index] {
-                case .skip:
-                    break
-                case .int64(let slot):
-                    do {
-                        if let value = try PostgresValueCoding.int64(cell) { builder.setInt64(value, at: slot) }
-                    } catch let error as NSError {
-                        throw unreadable(table.name, table.columns[index], key, error.localizedDescription)
-                    }
-                case .value(let slot, let attribute):
-                    do {
-                        guard let value = try PostgresValueCoding.value(cell, type: attribute.attributeType, column: table.columns[index]) else { break }
-                        if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
-                            builder.set(TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(attribute),
-                                                                             transformerName: attribute.valueTransformerName), at: slot)
-                        } else {
-                            builder.set(value, at: slot)
-                        }
-                    } catch let error as NSError {
-                        throw unreadable(table.name, table.columns[index], key, error.localizedDescription)
-                    }
-                case .toOneKey(let step):
-                    keys[step] = try PostgresValueCoding.int64(cell)
-                case .toOneEntity(let step):
-                    numbers[step] = try PostgresValueCoding.int64(cell)
-                }
-                index += 1
-            }
-            for (step, toOne) in decoder.toOne.enumerated() {
-                guard let destinationKey = keys[step] else { continue }
-                var target = toOne.destination
-                if let destinationNumber = numbers[step] { target = entity(number: destinationNumber) ?? target }
-                guard let target else { continue }
-                builder.setDestination(target, primaryKey: destinationKey, at: toOne.slot)
-            }
-            let snapshot = builder.finish(primaryKey: key, version: version)
-            decoder.builder = builder
-            last = (number, decoder)
-            try body(snapshot, cells.next())
-        }
-    }
-
-    /// How one entity's rows decode in one read: what each column of the table holds for it,
-    /// and the builder of its snapshots (which knows the store). A class, so that the rows of
-    /// one read share it without copies.
-    private final class RowDecoder {
-        /// What a column's cell is for this entity.
-        enum Action {
-            /// Another entity's column (or one this model doesn't read).
-            case skip
-            /// An `Integer 64` attribute's slot.
-            case int64(slot: Int)
-            /// Any other attribute's slot.
-            case value(slot: Int, attribute: NSAttributeDescription)
-            /// The destination key of the to-one relationship ``toOne``[n].
-            case toOneKey(Int)
-            /// The destination entity number of the to-one relationship ``toOne``[n].
-            case toOneEntity(Int)
-        }
-        struct ToOne {
-            let slot: Int
-            let destination: NSEntityDescription?
-        }
-        var builder: SnapshotRowBuilder
-        /// One action per column of the table, by the column's position.
-        let actions: [Action]
-        let toOne: [ToOne]
-
-        init(plan: EntityPlan, store: PostgresStore, columnCount: Int) {
-            let builder = SnapshotRowBuilder(entity: plan.entity, store: store)
-            self.builder = builder
-            var actions = [Action](repeating: .skip, count: columnCount)
-            for (name, index, attribute, _) in plan.attributes {
-                guard let slot = builder.slot(forKey: name) else { continue }
-                actions[index] = attribute.attributeType == .integer64AttributeType ? .int64(slot: slot) : .value(slot: slot, attribute: attribute)
-            }
-            var toOne: [ToOne] = []
-            for (name, index, entityIndex, destination) in plan.toOne {
-                guard let slot = builder.slot(forKey: name) else { continue }
-                actions[index] = .toOneKey(toOne.count)
-                if let entityIndex { actions[entityIndex] = .toOneEntity(toOne.count) }
-                toOne.append(ToOne(slot: slot, destination: destination))
-            }
-            self.actions = actions
-            self.toOne = toOne
-        }
+    /// The rows are decoded on the connection's event loop as they arrive (postgres-nio's
+    /// `onRow`), by a ``PostgresSnapshotReader``: no hand-off to another thread for each row, and
+    /// nothing there waits (see ``PostgresConnectionBridge``).
+    func snapshots(_ query: PostgresQuery, table: Table, store: PostgresStore, on connection: PostgresConnection,
+                   logger: Logger) async throws -> [(snapshot: ObjectSnapshot, extraKey: Int64?)] {
+        let reader = PostgresSnapshotReader(reading: self, table: table, store: store)
+        _ = try await connection.query(query, logger: logger) { row in try reader.read(row) }.get()
+        return reader.rows
     }
 
     /// `snapshots` with each object-ID attribute, read as the ID's URI, turned back into the ID
@@ -289,7 +161,7 @@ struct PostgresRowReading: @unchecked Sendable {
         return result
     }
 
-    private func unreadable(_ table: String, _ column: String, _ key: Int64, _ problem: String) -> NSError {
+    func unreadable(_ table: String, _ column: String, _ key: Int64, _ problem: String) -> NSError {
         PersistentStoreErrors.make(NSPersistentStoreOperationError,
             "The PostgreSQL store can't read row Z_PK \(key) of \(table), column \(column): \(problem).")
     }

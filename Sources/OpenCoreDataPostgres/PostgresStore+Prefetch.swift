@@ -58,14 +58,15 @@ extension PostgresStore {
         let (snapshots, destinations) = try withConnection { [logger] connection, opened in
             var bindings = PostgresBindings()
             bindings.append(keys)
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            let rows = try await opened.reading.snapshots(PostgresQuery(unsafeSQL: sql, binds: bindings), table: table, store: self,
+                                                          on: connection, logger: logger)
             // Gathered by the source's key (an integer hashes cheaply), filed under the IDs after.
             var destinations: [Int64: [NSManagedObjectID]] = [:]
             var snapshots: [ObjectSnapshot] = []
+            snapshots.reserveCapacity(rows.count)
             var seen: Set<NSManagedObjectID> = []
-            try await opened.reading.forEachSnapshot(rows, table: table, store: self) { snapshot, sourceCell in
-                guard let sourceCell else { return }
-                let sourceKey = try PostgresValueCoding.requiredInt64(sourceCell)
+            for (snapshot, sourceKey) in rows {
+                guard let sourceKey else { continue }
                 destinations[sourceKey, default: []].append(snapshot.objectID)
                 if !mayRepeat || seen.insert(snapshot.objectID).inserted { snapshots.append(snapshot) }
             }

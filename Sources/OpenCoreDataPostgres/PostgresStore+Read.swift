@@ -37,13 +37,12 @@ extension PostgresStore {
                 bindings.append(keys)
                 condition = "\"Z_PK\" = ANY($1)"
             }
-            let rows = try await connection.query(PostgresQuery(unsafeSQL:
-                "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \(condition)", binds: bindings), logger: logger)
+            let rows = try await opened.reading.snapshots(PostgresQuery(unsafeSQL:
+                "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \(condition)", binds: bindings),
+                table: table, store: self, on: connection, logger: logger)
             var snapshots: [Int64: ObjectSnapshot] = [:]
             snapshots.reserveCapacity(keys.count)
-            try await opened.reading.forEachSnapshot(rows, table: table, store: self) { snapshot, _ in
-                if let key = snapshot.objectID.primaryKey { snapshots[key] = snapshot }
-            }
+            for (snapshot, _) in rows { if let key = snapshot.objectID.primaryKey { snapshots[key] = snapshot } }
             found[name] = snapshots
         }
         if found.count == 1, let (name, snapshots) = found.first {
@@ -131,9 +130,12 @@ extension PostgresStore {
                 for try await row in try await connection.query(Self.query(statement), logger: logger) { count = try row.decode(Int64.self) }
                 return .count(Int(count))
             }
-            let rows = try await connection.query(Self.query(statement), logger: logger)
-            if resultType == .managedObjectIDResultType { return .objectIDs(try await opened.reading.objectIDs(rows, table: table.name, store: self)) }
-            return .snapshots(try await opened.reading.snapshots(rows, table: table, store: self))
+            if resultType == .managedObjectIDResultType {
+                let rows = try await connection.query(Self.query(statement), logger: logger)
+                return .objectIDs(try await opened.reading.objectIDs(rows, table: table.name, store: self))
+            }
+            return .snapshots(try await opened.reading.snapshots(Self.query(statement), table: table, store: self,
+                                                                 on: connection, logger: logger).map(\.snapshot))
         }
         guard case .snapshots(let snapshots) = result else { return result }
         return .snapshots(try open().reading.resolvingObjectIDs(snapshots, store: self))
@@ -160,9 +162,9 @@ extension PostgresStore {
         let read = try withConnection { [logger] connection, opened in
             var bindings = PostgresBindings()
             bindings.append(kinds)
-            let rows = try await connection.query(PostgresQuery(unsafeSQL:
-                "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"", binds: bindings), logger: logger)
-            return (try await opened.reading.snapshots(rows, table: table, store: self))
+            return try await opened.reading.snapshots(PostgresQuery(unsafeSQL:
+                "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"", binds: bindings),
+                table: table, store: self, on: connection, logger: logger).map(\.snapshot)
         }
         let rows = try open().reading.resolvingObjectIDs(read, store: self)
         var resolved: [NSManagedObjectID: ObjectSnapshot] = [:]

@@ -10,6 +10,8 @@ package struct SnapshotRowBuilder {
     private let layout: EntityLayout
     private let origin: ObjectIDOrigin
     private var slots: SlotValues
+    /// The destination ID set last, for ``setDestination(_:primaryKey:at:)``.
+    private var lastDestination: (slot: Int, primaryKey: Int64, id: NSManagedObjectID)?
 
     /// A builder of `entity`'s snapshots as objects of `store`.
     package init(entity: NSEntityDescription, store: NSPersistentStore) {
@@ -36,10 +38,18 @@ package struct SnapshotRowBuilder {
         slots[slot] = SlotValue(some: value)
     }
 
-    /// Sets a to-one relationship to the row `primaryKey` of `destination`.
+    /// Sets a to-one relationship to the row `primaryKey` of `destination`. Consecutive rows
+    /// naming the same destination in a slot (a prefetch's children, sorted by their parent)
+    /// share its ID, as the SQLite store's rows do.
     @inline(__always)
     package mutating func setDestination(_ destination: NSEntityDescription, primaryKey: Int64, at slot: Int) {
-        slots[slot] = .other(objectID(of: destination, primaryKey: primaryKey))
+        if let last = lastDestination, last.slot == slot, last.id.entity === destination, last.primaryKey == primaryKey {
+            slots[slot] = .other(last.id)
+            return
+        }
+        let id = objectID(of: destination, primaryKey: primaryKey)
+        lastDestination = (slot, primaryKey, id)
+        slots[slot] = .other(id)
     }
 
     /// The ID of row `primaryKey` of `entity` in the builder's store.

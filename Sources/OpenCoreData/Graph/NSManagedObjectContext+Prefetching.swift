@@ -42,13 +42,11 @@ extension NSManagedObjectContext {
         guard !stored.isEmpty else { return [] }
         let result = try generationBacking?.prefetch(relationship, for: stored.map(\.objectID))
             ?? coordinator.prefetch(relationship, for: stored.map(\.objectID))
-        let reached = result.snapshots.map { snapshot -> NSManagedObject in
-            let object = registry[snapshot.objectID] ?? makeFault(snapshot.objectID)
-            if object.faultFlag {
-                rowCache[snapshot.objectID.key] = nil
-                loadAndAwake(object, from: snapshot)
-            }
-            return object
+        // Looked up and registered in one batch each (the registry grown once), as a fetch does.
+        let reached = objects(with: result.snapshots.map(\.objectID), recordingPendingFaults: false)
+        for (object, snapshot) in zip(reached, result.snapshots) where object.faultFlag {
+            rowCache[snapshot.objectID.key] = nil
+            loadAndAwake(object, from: snapshot)
         }
         // The sources hold their destinations (the context does not retain unchanged objects).
         for source in stored {

@@ -22,7 +22,7 @@ import CSwiftRuntime
 /// and 90 MB when walking a million faults).
 ///
 /// Entries are keyed by the ID objects themselves, hashed and compared through their
-/// ``ObjectIDKey`` (no dynamic dispatch, no `Hasher`: see ``ObjectTable``): 16 bytes a bucket,
+/// ``ObjectIDKey`` (no dynamic dispatch, no `Hasher`: see ``ObjectTable``): 17 bytes a bucket,
 /// where keying by the 24-byte ``ObjectIDKey`` itself made the registry the largest structure
 /// of a walk through a million faults. A fetch looks up and registers its objects with
 /// ``objects(for:)`` and ``register(_:)``, one lock for all of them.

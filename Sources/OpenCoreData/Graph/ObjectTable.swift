@@ -3,7 +3,8 @@
 ///
 /// IDs are found by their ``ObjectIDKey`` (equal keys, equal IDs), hashed by its folded bits
 /// (``ObjectIDKey/mixedBits``): no `Hasher` and no dynamic dispatch. Each bucket is two words:
-/// the ID (retained) and the object (unretained, as the registry holds it).
+/// the ID (retained) and the object (unretained, as the registry holds it), plus the table's
+/// control byte, which spares a probe reading the IDs it passes.
 ///
 /// A value type with no lock of its own: the registry guards it.
 struct ObjectTable {
@@ -15,7 +16,6 @@ struct ObjectTable {
             self.id = id
             self.object = object
         }
-        var isOccupied: Bool { id != nil }
         var hashBits: UInt64 { id?.key.mixedBits ?? 0 }
         func holds(_ key: NSManagedObjectID) -> Bool {
             guard let id else { return false }
