@@ -65,7 +65,8 @@ final class PostgresSnapshotReader: @unchecked Sendable {
                 for index in 0..<toOneCount { keys[index] = nil; numbers[index] = nil }
             }
         }
-        var builder = decoder.builder
+        // The decoder's builder is changed in place: a copy would retain its entity, layout and
+        // store origin (side-table reference counts, slow) for every row.
         var index = 3
         while index < columnCount, let cell = cells.next() {
             switch decoder.actions[index] {
@@ -73,7 +74,7 @@ final class PostgresSnapshotReader: @unchecked Sendable {
                 break
             case .int64(let slot):
                 do {
-                    if let value = try PostgresValueCoding.int64(cell) { builder.setInt64(value, at: slot) }
+                    if let value = try PostgresValueCoding.int64(cell) { decoder.builder.setInt64(value, at: slot) }
                 } catch let error as NSError {
                     throw reading.unreadable(table.name, table.columns[index], key, error.localizedDescription)
                 }
@@ -81,10 +82,10 @@ final class PostgresSnapshotReader: @unchecked Sendable {
                 do {
                     guard let value = try PostgresValueCoding.value(cell, type: attribute.attributeType, column: table.columns[index]) else { break }
                     if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
-                        builder.set(TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(attribute),
+                        decoder.builder.set(TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(attribute),
                                                                          transformerName: attribute.valueTransformerName), at: slot)
                     } else {
-                        builder.set(value, at: slot)
+                        decoder.builder.set(value, at: slot)
                     }
                 } catch let error as NSError {
                     throw reading.unreadable(table.name, table.columns[index], key, error.localizedDescription)
@@ -101,10 +102,9 @@ final class PostgresSnapshotReader: @unchecked Sendable {
             var target = toOne.destination
             if let destinationNumber = numbers[step] { target = reading.entity(number: destinationNumber) ?? target }
             guard let target else { continue }
-            builder.setDestination(target, primaryKey: destinationKey, at: toOne.slot)
+            decoder.builder.setDestination(target, primaryKey: destinationKey, at: toOne.slot)
         }
-        let snapshot = builder.finish(primaryKey: key, version: version)
-        decoder.builder = builder
+        let snapshot = decoder.builder.finish(primaryKey: key, version: version)
         last = (number, decoder)
         rows.append((snapshot, try cells.next().map(PostgresValueCoding.requiredInt64)))
     }

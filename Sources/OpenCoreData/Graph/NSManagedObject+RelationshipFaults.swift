@@ -26,7 +26,9 @@ extension NSManagedObject {
     @discardableResult
     func fillToMany(_ relationship: NSRelationshipDescription, with ids: [NSManagedObjectID],
                     in context: NSManagedObjectContext) -> ObjectList {
-        let list = ObjectList(ids.map { context.object(with: $0) })
+        // One registry lookup and one registration for all the destinations (a prefetch fills
+        // thousands of lists).
+        let list = ObjectList(context.objects(with: ids))
         putStoredValue(list, forKey: relationship.name)
         state?.committedSnapshot?.toMany[relationship.name] = ids
         return list
