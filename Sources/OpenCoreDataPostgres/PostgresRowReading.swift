@@ -133,32 +133,13 @@ struct PostgresRowReading: @unchecked Sendable {
         }
     }
 
-    /// The IDs of rows that select `"Z_PK", "Z_ENT"` first.
-    func objectIDs(_ rows: PostgresRowSequence, table: String, store: PostgresStore) async throws -> [NSManagedObjectID] {
-        var result: [NSManagedObjectID] = []
-        // One builder per entity met: it looks the store's ID origin up once.
-        var builders: [Int64: SnapshotRowBuilder] = [:]
-        var last: (number: Int64, builder: SnapshotRowBuilder)?
-        for try await row in rows {
-            var cells = row.makeIterator()
-            guard let keyCell = cells.next(), let numberCell = cells.next() else { continue }
-            let key = try PostgresValueCoding.requiredInt64(keyCell), number = try PostgresValueCoding.requiredInt64(numberCell)
-            if last?.number != number {
-                if let known = builders[number] {
-                    last = (number, known)
-                } else {
-                    guard let entity = entity(number: number) else {
-                        throw unreadable(table, "Z_ENT", key, "entity number \(number) is not one of the model's")
-                    }
-                    let builder = SnapshotRowBuilder(entity: entity, store: store)
-                    builders[number] = builder
-                    last = (number, builder)
-                }
-            }
-            guard let builder = last?.builder else { continue }
-            result.append(builder.objectID(of: builder.entity, primaryKey: key))
-        }
-        return result
+    /// The IDs of the rows `query` selects (`"Z_PK", "Z_ENT"` first), read on the connection's
+    /// event loop as they arrive, as ``snapshots(_:table:store:on:logger:)`` reads rows.
+    func objectIDs(_ query: PostgresQuery, table: String, store: PostgresStore, on connection: PostgresConnection,
+                   logger: Logger) async throws -> [NSManagedObjectID] {
+        let reader = PostgresObjectIDReader(reading: self, table: table, store: store)
+        _ = try await connection.query(query, logger: logger) { row in try reader.read(row) }.get()
+        return reader.ids
     }
 
     func unreadable(_ table: String, _ column: String, _ key: Int64, _ problem: String) -> NSError {

@@ -81,8 +81,8 @@ extension PostgresStore {
             }
             var bindings = PostgresBindings()
             bindings.append(key)
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
-            return (try await opened.reading.objectIDs(rows, table: table, store: self))
+            return try await opened.reading.objectIDs(PostgresQuery(unsafeSQL: sql, binds: bindings), table: table, store: self,
+                                                      on: connection, logger: logger)
         }
     }
 
@@ -131,8 +131,8 @@ extension PostgresStore {
                 return .count(Int(count))
             }
             if resultType == .managedObjectIDResultType {
-                let rows = try await connection.query(Self.query(statement), logger: logger)
-                return .objectIDs(try await opened.reading.objectIDs(rows, table: table.name, store: self))
+                return .objectIDs(try await opened.reading.objectIDs(Self.query(statement), table: table.name, store: self,
+                                                                     on: connection, logger: logger))
             }
             return .snapshots(try await opened.reading.snapshots(Self.query(statement), table: table, store: self,
                                                                  on: connection, logger: logger).map(\.snapshot))

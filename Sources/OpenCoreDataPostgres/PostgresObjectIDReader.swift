@@ -1,0 +1,48 @@
+import Foundation
+import OpenCoreData
+import PostgresNIO
+
+/// Reads the IDs of the rows of one query that selects `"Z_PK", "Z_ENT"` first, one row per
+/// call, as postgres-nio hands them to the query's `onRow` closure
+/// (``PostgresRowReading/objectIDs(_:table:store:on:logger:)``).
+///
+/// `@unchecked Sendable`, and its variables without exclusivity checks, for the reason
+/// ``PostgresSnapshotReader`` gives: one query's rows come one after another on one event loop,
+/// and ``ids`` is read after the query's future completes.
+final class PostgresObjectIDReader: @unchecked Sendable {
+    private let reading: PostgresRowReading
+    private let table: String
+    private let store: PostgresStore
+    /// One builder per entity met: it looks the store's ID origin up once.
+    @exclusivity(unchecked) private var builders: [Int64: SnapshotRowBuilder] = [:]
+    @exclusivity(unchecked) private var last: (number: Int64, builder: SnapshotRowBuilder)?
+    /// The IDs read so far, in the rows' order.
+    @exclusivity(unchecked) private(set) var ids: [NSManagedObjectID] = []
+
+    init(reading: PostgresRowReading, table: String, store: PostgresStore) {
+        self.reading = reading
+        self.table = table
+        self.store = store
+    }
+
+    /// Appends the ID of `row` to ``ids``.
+    func read(_ row: PostgresRow) throws {
+        var cells = row.makeIterator()
+        guard let keyCell = cells.next(), let numberCell = cells.next() else { return }
+        let key = try PostgresValueCoding.requiredInt64(keyCell), number = try PostgresValueCoding.requiredInt64(numberCell)
+        if last?.number != number {
+            if let known = builders[number] {
+                last = (number, known)
+            } else {
+                guard let entity = reading.entity(number: number) else {
+                    throw reading.unreadable(table, "Z_ENT", key, "entity number \(number) is not one of the model's")
+                }
+                let builder = SnapshotRowBuilder(entity: entity, store: store)
+                builders[number] = builder
+                last = (number, builder)
+            }
+        }
+        guard let builder = last?.builder else { return }
+        ids.append(builder.objectID(of: builder.entity, primaryKey: key))
+    }
+}
