@@ -34,7 +34,7 @@ extension NSManagedObjectContext {
               let (group, batch) = batchGroups.lazy.compactMap({ group in group.batch(of: id).map { (group, $0) } }).first
         else { return false }
         let ids = group.ids(ofBatch: batch)
-        let faults = registry.objects(for: Array(ids)).compactMap { $0 }.filter(\.faultFlag)
+        let faults = registry.objects(for: ids).compactMap { $0 }.filter(\.faultFlag)
         let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: -1) } ?? SnapshotsByID()
         for fault in faults {
             if let snapshot = loaded[fault.objectID] ?? fault.fetchedSnapshot ?? rowCache.removeValue(forKey: fault.objectID.key) {
@@ -49,7 +49,7 @@ extension NSManagedObjectContext {
     /// Turns the loaded objects of `ids` that have no unsaved changes back into faults.
     private func refaultUnchanged(_ ids: ArraySlice<NSManagedObjectID>) {
         // Looked up under one lock of the registry, not one per ID.
-        for case let object? in registry.objects(for: Array(ids)) {
+        for case let object? in registry.objects(for: ids) {
             guard !object.faultFlag, !insertedList.contains(object),
                   !updatedList.contains(object), !deletedList.contains(object) else { continue }
             object.turnIntoFault()

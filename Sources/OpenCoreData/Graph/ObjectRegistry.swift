@@ -49,7 +49,7 @@ final class ObjectRegistry {
     }
 
     /// The registered objects of `ids`, in order, `nil` where none is, under one lock.
-    func objects(for ids: [NSManagedObjectID]) -> [NSManagedObject?] {
+    func objects<IDs: Collection<NSManagedObjectID>>(for ids: IDs) -> [NSManagedObject?] {
         lock.withLock { ids.map { entries[$0].flatMap(Self.retainedIfAlive) } }
     }
 
