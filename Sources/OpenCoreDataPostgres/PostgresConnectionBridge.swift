@@ -74,27 +74,53 @@ public final class PostgresConnectionBridge: Sendable {
     /// finishes; rethrows what `body` throws. Throws `NSPersistentStoreOperationError` (134070)
     /// when called on one of the bridge's event-loop threads.
     public func wait<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) throws -> T {
-        if let loop = MultiThreadedEventLoopGroup.currentEventLoop,
-           Self.eventLoopGroup.makeIterator().contains(where: { $0 === loop }) {
-            throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreOperationError, userInfo: [
-                NSLocalizedDescriptionKey: "The PostgreSQL store was called synchronously on one of its own event-loop threads, "
-                    + "where waiting for the server would stop the work it waits for. Call Core Data's synchronous API on a "
-                    + "context's queue (perform, performAndWait).",
-            ])
-        }
-        let outcome = LockedValue<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
+        try begin(body).result()
+    }
+
+    /// Starts `body` with the pool and returns at once; ``Call/result()`` waits for its result.
+    func begin<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) -> Call<T> {
+        let call = Call<T>()
         Task(executorPreference: executor) { [client] in
-            do { outcome.set(.success(try await body(client))) } catch { outcome.set(.failure(error)) }
+            do { call.finish(.success(try await body(client))) } catch { call.finish(.failure(error)) }
+        }
+        return call
+    }
+
+    /// A call started by ``begin(_:)``: its result, once it has one.
+    final class Call<T: Sendable>: Sendable {
+        private let outcome = LockedValue<Result<T, any Error>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        fileprivate init() {}
+
+        fileprivate func finish(_ result: Result<T, any Error>) {
+            outcome.set(result)
             done.signal()
         }
-        done.wait()
-        guard let result = outcome.get() else {
-            throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreOperationError, userInfo: [
-                NSLocalizedDescriptionKey: "A PostgreSQL call ended without a result.",
-            ])
+
+        /// Blocks the calling thread until the call has finished, then returns its result or
+        /// rethrows its error (again on every later call). Throws `NSPersistentStoreOperationError`
+        /// (134070) when called on one of the bridge's event-loop threads, where waiting would
+        /// stop the work it waits for.
+        func result() throws -> T {
+            if let loop = MultiThreadedEventLoopGroup.currentEventLoop,
+               PostgresConnectionBridge.eventLoopGroup.makeIterator().contains(where: { $0 === loop }) {
+                throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreOperationError, userInfo: [
+                    NSLocalizedDescriptionKey: "The PostgreSQL store was called synchronously on one of its own event-loop threads, "
+                        + "where waiting for the server would stop the work it waits for. Call Core Data's synchronous API on a "
+                        + "context's queue (perform, performAndWait).",
+                ])
+            }
+            done.wait()
+            // Lets any later call through as well.
+            done.signal()
+            guard let result = outcome.get() else {
+                throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreOperationError, userInfo: [
+                    NSLocalizedDescriptionKey: "A PostgreSQL call ended without a result.",
+                ])
+            }
+            return try result.get()
         }
-        return try result.get()
     }
 }
 

@@ -4,13 +4,34 @@ import PostgresNIO
 
 /// Reading: objects by ID, to-many destinations, and fetches.
 extension PostgresStore {
-    func objects(_ objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
+    /// The snapshots of `objectIDs`: from a read started ahead for exactly these IDs no more
+    /// than `maxAge` seconds ago (any age when negative, never when nil), else from the server.
+    func objects(_ objectIDs: [NSManagedObjectID], readAheadWithin maxAge: TimeInterval?) throws -> [ObjectSnapshot] {
+        // A read ahead that failed is read again, so that its error is reported as any read's.
+        if let maxAge, let call = readAheads.take(objectIDs, maxAge: maxAge), let found = try? call.result() {
+            return try open().reading.resolvingObjectIDs(found, store: self)
+        }
         let mine = objectIDs.filter { $0.persistentStore === self && !$0.isTemporaryID }
         if mine.isEmpty { return [] }
         let found = try withConnection { [logger] connection, opened in
             try await self.readSnapshots(mine, opened: opened, on: connection, logger: logger)
         }
         return try open().reading.resolvingObjectIDs(found, store: self)
+    }
+
+    /// Starts reading the rows of `objectIDs`, all of this store, on a connection of the pool,
+    /// and keeps the read for ``objects(_:readAheadWithin:)``.
+    func startReadingAhead(_ objectIDs: [NSManagedObjectID]) {
+        guard !objectIDs.isEmpty, objectIDs.allSatisfy({ $0.persistentStore === self && !$0.isTemporaryID }),
+              let opened = try? open() else { return }
+        let generation = readAheads.currentGeneration
+        let started = ContinuousClock.now
+        let call = opened.bridge.begin { [logger] client in
+            try await client.withConnection { connection in
+                try await self.readSnapshots(objectIDs, opened: opened, on: connection, logger: logger)
+            }
+        }
+        readAheads.add(objectIDs, started: started, generation: generation, call: call)
     }
 
     /// The rows of `objectIDs`, one query per table, in the order asked: `BETWEEN` when the
@@ -171,7 +192,7 @@ extension PostgresStore {
         for row in rows { resolved[row.objectID] = row }
         return try SnapshotFetch.run(request, entity: entity, rows: rows, snapshot: { [unowned self] id in
             if let known = resolved[id] { return known }
-            let found = (try? self.objects([id]))?.first
+            let found = (try? self.objects([id], readAheadWithin: nil))?.first
             resolved[id] = found
             return found
         }, toMany: { [unowned self] relationship, id in

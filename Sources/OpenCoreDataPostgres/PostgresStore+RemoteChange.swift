@@ -94,6 +94,7 @@ final class PostgresRemoteChangeReceiver: @unchecked Sendable {
         guard let store, let opened = try? store.open(),
               let notice = try? JSONDecoder().decode(PostgresChangeNotice.self, from: Data(payload.utf8)),
               notice.sender != store.instanceToken else { return }
+        store.readAheads.invalidate()
         var whole = gathered.removeValue(forKey: notice.sender) ?? PostgresChangeNotice(sender: notice.sender)
         whole.inserted += notice.inserted
         whole.updated += notice.updated

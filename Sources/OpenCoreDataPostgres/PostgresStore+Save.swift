@@ -38,6 +38,9 @@ extension PostgresStore {
         try checkIDs(changes)
         let pending = pendingMetadata()
         let notices = PostgresChangeNotice.payloads(for: changes, sender: instanceToken, schema: try open().schema)
+        // Rows read ahead before the save must not fulfil faults after it.
+        readAheads.invalidate()
+        defer { readAheads.invalidate() }
         do {
             try withConnection { [logger] connection, opened in
                 try await Self.transaction(on: connection, logger: logger) { connection in

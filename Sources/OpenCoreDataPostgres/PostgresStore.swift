@@ -68,6 +68,8 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
     let logger = Logger(label: "OpenCoreData.PostgreSQL")
     /// Names this store instance's saves on the change channel, so that it skips its own notices.
     let instanceToken = UUID().uuidString
+    /// Reads started ahead of the faults that will ask for them (``readAhead(_:)``).
+    let readAheads = PostgresReadAhead()
     /// The receiver of other coordinators' saves, when remote-change notifications were asked for.
     private var remoteChangeReceiver: PostgresRemoteChangeReceiver?
 
@@ -191,8 +193,26 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: The store protocol (PostgresStore+Read.swift, +Prefetch.swift, +Save.swift)
 
+    /// Answered from a read started by ``readAhead(_:)`` when there is one for exactly these IDs.
     open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
-        try objects(objectIDs)
+        try objects(objectIDs, readAheadWithin: -1)
+    }
+
+    /// Always from the server.
+    open override func freshSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
+        try objects(objectIDs, readAheadWithin: nil)
+    }
+
+    /// From a read started by ``readAhead(_:)`` no more than `interval` seconds ago, when there
+    /// is one for exactly these IDs (a negative interval accepts any), else from the server.
+    open override func snapshots(for objectIDs: [NSManagedObjectID], cachedWithin interval: TimeInterval) throws -> [ObjectSnapshot] {
+        try objects(objectIDs, readAheadWithin: interval == 0 ? nil : interval)
+    }
+
+    /// Starts reading the rows of `objectIDs` in the background, for the next
+    /// ``snapshots(for:)`` of exactly these IDs (``PostgresReadAhead``).
+    open override func readAhead(_ objectIDs: [NSManagedObjectID]) {
+        startReadingAhead(objectIDs)
     }
 
     open override func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {

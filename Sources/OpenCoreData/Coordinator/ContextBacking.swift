@@ -10,6 +10,11 @@ protocol ContextBacking: AnyObject {
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool,
                    maxAge: TimeInterval) throws -> SnapshotsByID
 
+    /// A hint that ``snapshots(for:fresh:maxAge:)`` will soon be asked for exactly `objectIDs`
+    /// (the next batch of a `fetchBatchSize` walk). Only the coordinator passes it on, to the
+    /// stores (``NSPersistentStore/readAhead(_:)``).
+    func readAhead(_ objectIDs: [NSManagedObjectID])
+
     /// The destinations of a to-many relationship a snapshot did not carry.
     func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID]
 
@@ -22,6 +27,10 @@ protocol ContextBacking: AnyObject {
     /// each updated or deleted object; conflicts fail with `NSManagedObjectMergeError` (133020)
     /// listing one ``NSMergeConflict`` per object.
     func save(_ changes: StoreSaveChanges, read: [NSManagedObjectID: ObjectSnapshot]) throws
+}
+
+extension ContextBacking {
+    func readAhead(_ objectIDs: [NSManagedObjectID]) {}
 }
 
 extension NSPersistentStoreCoordinator: ContextBacking {

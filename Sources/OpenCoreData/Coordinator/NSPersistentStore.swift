@@ -196,6 +196,14 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         try interval == 0 ? freshSnapshots(for: objectIDs) : snapshots(for: objectIDs)
     }
 
+    /// A hint that ``snapshots(for:)`` will soon be asked for exactly `objectIDs` (the next
+    /// batch of a `fetchBatchSize` walk): a store may start reading them in the background and
+    /// answer that call from the read. The default does nothing; the PostgreSQL store reads
+    /// ahead.
+    ///
+    /// Differs from Apple: not part of Core Data's store API.
+    open func readAhead(_ objectIDs: [NSManagedObjectID]) {}
+
     /// The destinations of a to-many relationship of one object, in order when ordered.
     open func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {
         throw unsupported("reading relationships")

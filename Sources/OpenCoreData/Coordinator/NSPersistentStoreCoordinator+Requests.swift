@@ -43,13 +43,8 @@ extension NSPersistentStoreCoordinator {
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool, maxAge: TimeInterval,
                    at generation: QueryGeneration?) throws -> SnapshotsByID {
         try withLock {
-            var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
-            for id in objectIDs where !id.isTemporaryID {
-                guard let store = store(of: id) else { continue }
-                byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
-            }
             var result = SnapshotsByID(minimumCapacity: objectIDs.count)
-            for (store, ids) in byStore.values {
+            for (store, ids) in storesHolding(objectIDs) {
                 let pinned = generation?.reader(of: store)
                 let read = try pinned.map { try $0.snapshots(for: ids) } ?? (fresh ? store.freshSnapshots(for: ids)
                     : maxAge < 0 ? store.snapshots(for: ids) : store.snapshots(for: ids, cachedWithin: maxAge))
@@ -61,19 +56,34 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
+    /// Tells the stores of `objectIDs` that their snapshots will be asked for next
+    /// (``NSPersistentStore/readAhead(_:)``). Temporary IDs and IDs of stores that are gone are
+    /// left out.
+    func readAhead(_ objectIDs: [NSManagedObjectID]) {
+        withLock {
+            for (store, ids) in storesHolding(objectIDs) { store.readAhead(ids) }
+        }
+    }
+
+    /// `objectIDs` by the store holding them, in order within each store; temporary IDs and IDs
+    /// of stores that are gone are left out. Called with the lock held.
+    private func storesHolding(_ objectIDs: [NSManagedObjectID]) -> some Collection<(store: NSPersistentStore, ids: [NSManagedObjectID])> {
+        var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
+        for id in objectIDs where !id.isTemporaryID {
+            guard let store = store(of: id) else { continue }
+            byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
+        }
+        return byStore.values
+    }
+
     /// Prefetches `relationship` for the given sources from their stores (one request per
     /// store); temporary IDs and IDs of stores that are gone are skipped. At `generation` when
     /// the context is pinned.
     func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
                   at generation: QueryGeneration? = nil) throws -> RelationshipPrefetch {
         try withLock {
-            var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
-            for id in sourceIDs where !id.isTemporaryID {
-                guard let store = store(of: id) else { continue }
-                byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
-            }
             var result = RelationshipPrefetch()
-            for (store, ids) in byStore.values {
+            for (store, ids) in storesHolding(sourceIDs) {
                 let part = try (generation?.reader(of: store) ?? store).prefetch(relationship, for: ids)
                 result.destinations.merge(part.destinations) { old, _ in old }
                 result.snapshots += part.snapshots

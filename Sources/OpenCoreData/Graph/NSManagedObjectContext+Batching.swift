@@ -5,7 +5,9 @@
 /// result order. When a fault of a group fires, the batch it belongs to (the `fetchBatchSize`
 /// neighbours in result order) is loaded at once. The group keeps the last two batches it
 /// loaded; the objects of an older batch that have no unsaved changes turn back into faults, so
-/// walking a million results keeps about two batches of values in memory.
+/// walking a million results keeps about two batches of values in memory. While a result is
+/// walked in order, the store is told which batch comes next (``ContextBacking/readAhead(_:)``):
+/// the PostgreSQL store reads it in the background meanwhile.
 extension NSManagedObjectContext {
     /// How many batched results the context remembers; older ones fault like any other object.
     static let rememberedBatchGroups = 4
@@ -34,8 +36,14 @@ extension NSManagedObjectContext {
               let (group, batch) = batchGroups.lazy.compactMap({ group in group.batch(of: id).map { (group, $0) } }).first
         else { return false }
         let ids = group.ids(ofBatch: batch)
+        let walking = group.follows(batch)
         let faults = registry.objects(for: ids).compactMap { $0 }.filter(\.faultFlag)
-        let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: -1) } ?? SnapshotsByID()
+        let loaded = reportingStoreError(firing: id) {
+            try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: stalenessInterval)
+        } ?? SnapshotsByID()
+        // A walk in result order: the store may read the next batch while this one is used
+        // (its faults are registered under the very IDs the group holds).
+        if walking, batch + 1 < group.batchCount { backing.readAhead(Array(group.ids(ofBatch: batch + 1))) }
         for fault in faults {
             if let snapshot = loaded[fault.objectID] ?? fault.fetchedSnapshot ?? rowCache.removeValue(forKey: fault.objectID.key) {
                 rowCache[fault.objectID.key] = nil
@@ -94,6 +102,12 @@ final class FetchBatchGroup {
             if ids(ofBatch: batch).contains(where: { $0 === id }) { return batch }
         }
         return ids.firstIndex { $0 === id }.map { $0 / batchSize }
+    }
+
+    /// Whether `batch` is the one after the batch loaded last (or the first, when none was):
+    /// the result is being walked in order.
+    func follows(_ batch: Int) -> Bool {
+        batch == (loaded.last ?? -1) + 1
     }
 
     /// Records that `batch` was loaded; returns the batches to turn back into faults.
