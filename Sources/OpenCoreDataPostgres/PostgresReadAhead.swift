@@ -14,8 +14,8 @@ import OpenCoreData
 ///
 /// `@unchecked Sendable`: `pending` and `generation` are guarded by `lock`.
 final class PostgresReadAhead: @unchecked Sendable {
-    /// How many reads ahead are kept (one per context walking at once, a few at most).
-    static let capacity = 4
+    /// How many reads ahead are kept (two for each context walking at once, a few at most).
+    static let capacity = 8
 
     private struct Pending {
         let ids: [NSManagedObjectID]
@@ -30,6 +30,11 @@ final class PostgresReadAhead: @unchecked Sendable {
 
     /// The generation now, to pass to ``add(_:started:generation:call:)`` once the read is started.
     var currentGeneration: Int { lock.withLock { generation } }
+
+    /// Whether a read of exactly `ids` is kept already.
+    func contains(_ ids: [NSManagedObjectID]) -> Bool {
+        lock.withLock { pending.contains { Self.same($0.ids, ids) } }
+    }
 
     /// Keeps a started read of `ids`, unless a save or remote change came after `generation`.
     func add(_ ids: [NSManagedObjectID], started: ContinuousClock.Instant, generation: Int,

@@ -20,9 +20,11 @@ extension PostgresStore {
     }
 
     /// Starts reading the rows of `objectIDs`, all of this store, on a connection of the pool,
-    /// and keeps the read for ``objects(_:readAheadWithin:)``.
+    /// and keeps the read for ``objects(_:readAheadWithin:)``; does nothing when such a read is
+    /// kept already.
     func startReadingAhead(_ objectIDs: [NSManagedObjectID]) {
-        guard !objectIDs.isEmpty, objectIDs.allSatisfy({ $0.persistentStore === self && !$0.isTemporaryID }),
+        guard !objectIDs.isEmpty, !readAheads.contains(objectIDs),
+              objectIDs.allSatisfy({ $0.persistentStore === self && !$0.isTemporaryID }),
               let opened = try? open() else { return }
         let generation = readAheads.currentGeneration
         let started = ContinuousClock.now

@@ -6,11 +6,15 @@
 /// neighbours in result order) is loaded at once. The group keeps the last two batches it
 /// loaded; the objects of an older batch that have no unsaved changes turn back into faults, so
 /// walking a million results keeps about two batches of values in memory. While a result is
-/// walked in order, the store is told which batch comes next (``ContextBacking/readAhead(_:)``):
+/// walked in order, the store is told which batches come next (``ContextBacking/readAhead(_:)``):
 /// the PostgreSQL store reads it in the background meanwhile.
 extension NSManagedObjectContext {
     /// How many batched results the context remembers; older ones fault like any other object.
     static let rememberedBatchGroups = 4
+
+    /// How many batches after the one loaded a walk asks its store to read ahead: two, so that
+    /// one can be read while the other is decoded.
+    static let batchesReadAhead = 2
 
     /// Registers the IDs of a batched fetch as faults (known objects are reused) and remembers
     /// them as a group.
@@ -41,9 +45,13 @@ extension NSManagedObjectContext {
         let loaded = reportingStoreError(firing: id) {
             try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: stalenessInterval)
         } ?? SnapshotsByID()
-        // A walk in result order: the store may read the next batch while this one is used
-        // (its faults are registered under the very IDs the group holds).
-        if walking, batch + 1 < group.batchCount { backing.readAhead(Array(group.ids(ofBatch: batch + 1))) }
+        // A walk in result order: the store may read the next batches while this one is used
+        // (their faults are registered under the very IDs the group holds).
+        if walking {
+            for next in batch + 1 ..< min(batch + 1 + Self.batchesReadAhead, group.batchCount) {
+                backing.readAhead(Array(group.ids(ofBatch: next)))
+            }
+        }
         for fault in faults {
             if let snapshot = loaded[fault.objectID] ?? fault.fetchedSnapshot ?? rowCache.removeValue(forKey: fault.objectID.key) {
                 rowCache[fault.objectID.key] = nil

@@ -69,16 +69,17 @@ struct PostgresReadAheadTests {
     }
 
     @Test func aWalkFulfilsTheNextBatchFromTheReadStartedAhead() throws {
-        let walk = try Walk()
+        let walk = try Walk(count: 40)
         #expect(walk.secondBatchWasReadAhead())
         try walk.renameOnTheServer()
         // Any age is accepted (a staleness interval of -1, the default): the rows read ahead,
         // before the rename, fulfil the batch, as a row cache would.
         #expect(walk.secondBatchNames() == (10..<20).map { "old \($0)" })
-        // The third batch is read ahead in turn, and after the rename.
-        let third = walk.items[20..<30].map(\.objectID)
-        #expect(walk.store.readAheads.waitForRead(of: third))
-        #expect(walk.context.performAndWait { walk.items[20].value(forKey: "name") as? String } == "new")
+        // The third batch was read ahead with the second (two batches ahead), before the
+        // rename; the fourth is read ahead now, after it.
+        #expect(walk.store.readAheads.waitForRead(of: walk.items[30..<40].map(\.objectID)))
+        #expect(walk.context.performAndWait { walk.items[20].value(forKey: "name") as? String } == "old 20")
+        #expect(walk.context.performAndWait { walk.items[30].value(forKey: "name") as? String } == "new")
     }
 
     @Test func aZeroStalenessIntervalReadsTheBatchFromTheServer() throws {
@@ -104,11 +105,12 @@ struct PostgresReadAheadTests {
     }
 
     @Test func aJumpOutOfOrderReadsNothingAhead() throws {
-        let walk = try Walk(count: 40)
+        let walk = try Walk(count: 50)
         #expect(walk.secondBatchWasReadAhead())
-        // The third batch, skipping the second: not a walk in order, so the fourth is not read.
-        #expect(walk.context.performAndWait { walk.items[25].value(forKey: "name") as? String } == "old 25")
-        #expect(!walk.store.readAheads.waitForRead(of: walk.items[30..<40].map(\.objectID)))
+        // The fourth batch, skipping the second and third: not a walk in order, so the fifth
+        // is not read ahead.
+        #expect(walk.context.performAndWait { walk.items[35].value(forKey: "name") as? String } == "old 35")
+        #expect(!walk.store.readAheads.waitForRead(of: walk.items[40..<50].map(\.objectID)))
         #expect(walk.secondBatchNames() == (10..<20).map { "old \($0)" })
     }
 }
