@@ -41,10 +41,22 @@ extension PostgresStore {
     /// range scan), else `= ANY($1)`.
     func readSnapshots(_ objectIDs: [NSManagedObjectID], opened: Opened, on connection: PostgresConnection,
                        logger: Logger) async throws -> [ObjectSnapshot] {
+        // IDs come in runs of one entity: its table is looked up once per run.
         var byTable: [String: [Int64]] = [:]
-        for id in objectIDs {
-            guard let table = opened.reading.tableName(for: id.entity), let key = id.primaryKey else { continue }
-            byTable[table, default: []].append(key)
+        var last: (entity: NSEntityDescription, table: String?)?
+        func table(of id: NSManagedObjectID) -> String? {
+            if let last, last.entity === id.entity { return last.table }
+            let table = opened.reading.tableName(for: id.entity)
+            last = (id.entity, table)
+            return table
+        }
+        if let first = objectIDs.first, let only = table(of: first), objectIDs.allSatisfy({ table(of: $0) == only }) {
+            byTable[only] = objectIDs.compactMap(\.primaryKey)
+        } else {
+            for id in objectIDs {
+                guard let table = table(of: id), let key = id.primaryKey else { continue }
+                byTable[table, default: []].append(key)
+            }
         }
         var found: [String: [Int64: ObjectSnapshot]] = [:]
         for (name, keys) in byTable {
@@ -68,14 +80,11 @@ extension PostgresStore {
             for (snapshot, _) in rows { if let key = snapshot.objectID.primaryKey { snapshots[key] = snapshot } }
             found[name] = snapshots
         }
-        if found.count == 1, let (name, snapshots) = found.first {
-            return objectIDs.compactMap { id in
-                guard opened.reading.tableName(for: id.entity) == name, let key = id.primaryKey else { return nil }
-                return snapshots[key]
-            }
+        if byTable.count == 1, let (_, snapshots) = found.first {
+            return objectIDs.compactMap { id in id.primaryKey.flatMap { snapshots[$0] } }
         }
         return objectIDs.compactMap { id in
-            guard let name = opened.reading.tableName(for: id.entity), let key = id.primaryKey else { return nil }
+            guard let name = table(of: id), let key = id.primaryKey else { return nil }
             return found[name]?[key]
         }
     }

@@ -198,8 +198,8 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     /// A hint that ``snapshots(for:)`` will soon be asked for exactly `objectIDs` (the next
     /// batch of a `fetchBatchSize` walk): a store may start reading them in the background and
-    /// answer that call from the read. The default does nothing; the PostgreSQL store reads
-    /// ahead.
+    /// answer that call from the read. IDs not all of this store may be ignored. The default
+    /// does nothing; the PostgreSQL store reads ahead.
     ///
     /// Differs from Apple: not part of Core Data's store API.
     open func readAhead(_ objectIDs: [NSManagedObjectID]) {}

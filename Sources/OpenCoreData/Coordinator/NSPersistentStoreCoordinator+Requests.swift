@@ -56,24 +56,37 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
-    /// Tells the stores of `objectIDs` that their snapshots will be asked for next
-    /// (``NSPersistentStore/readAhead(_:)``). Temporary IDs and IDs of stores that are gone are
-    /// left out.
+    /// Tells the store of `objectIDs` that their snapshots will be asked for next
+    /// (``NSPersistentStore/readAhead(_:)``): the store of the first, which ignores the hint
+    /// unless they are all its own. Called for every batch of a walk, so it looks up one store.
     func readAhead(_ objectIDs: [NSManagedObjectID]) {
         withLock {
-            for (store, ids) in storesHolding(objectIDs) { store.readAhead(ids) }
+            guard let first = objectIDs.first, !first.isTemporaryID, let store = store(of: first) else { return }
+            store.readAhead(objectIDs)
         }
     }
 
     /// `objectIDs` by the store holding them, in order within each store; temporary IDs and IDs
     /// of stores that are gone are left out. Called with the lock held.
-    private func storesHolding(_ objectIDs: [NSManagedObjectID]) -> some Collection<(store: NSPersistentStore, ids: [NSManagedObjectID])> {
-        var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
+    ///
+    /// IDs come in runs of one store (a batch, a result), so an ID with the same origin as the
+    /// one before (the same store) is not looked up again, and the groups are a short list, not
+    /// a dictionary.
+    private func storesHolding(_ objectIDs: [NSManagedObjectID]) -> [(store: NSPersistentStore, ids: [NSManagedObjectID])] {
+        var groups: [(store: NSPersistentStore, ids: [NSManagedObjectID])] = []
+        var last: (origin: ObjectIDOrigin, group: Int)?
         for id in objectIDs where !id.isTemporaryID {
+            if let last, id.origin === last.origin {
+                groups[last.group].ids.append(id)
+                continue
+            }
             guard let store = store(of: id) else { continue }
-            byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
+            let group = groups.firstIndex { $0.store === store } ?? groups.count
+            if group == groups.count { groups.append((store, [])) }
+            groups[group].ids.append(id)
+            last = (id.origin, group)
         }
-        return byStore.values
+        return groups
     }
 
     /// Prefetches `relationship` for the given sources from their stores (one request per

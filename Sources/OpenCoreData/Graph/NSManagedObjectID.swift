@@ -18,7 +18,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public let entity: NSEntityDescription
 
     /// The store the ID points to (shared by all its IDs), or the one shared temporary origin.
-    private let origin: ObjectIDOrigin
+    let origin: ObjectIDOrigin
 
     /// The ID as a value, made once: what ``isEqual(_:)``, ``hash`` and the context's
     /// registries and caches compare and hash. With the entity and origin, an ID is five words
