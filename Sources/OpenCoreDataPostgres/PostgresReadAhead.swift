@@ -12,6 +12,9 @@ import OpenCoreData
 /// it, and every save or remote change through the store drops what was read ahead, so a context
 /// never sees rows older than a save it could know of.
 ///
+/// Reads nobody takes (a walk that stopped) stay until newer ones push them out, at most
+/// ``capacity`` of them, or until the next save drops them: at most eight batches of rows.
+///
 /// `@unchecked Sendable`: `pending` and `generation` are guarded by `lock`.
 final class PostgresReadAhead: @unchecked Sendable {
     /// How many reads ahead are kept (two for each context walking at once, a few at most).
