@@ -109,9 +109,12 @@ struct PostgresRowReading: @unchecked Sendable {
     /// The rows are decoded on the connection's event loop as they arrive (postgres-nio's
     /// `onRow`), by a ``PostgresSnapshotReader``: no hand-off to another thread for each row, and
     /// nothing there waits (see ``PostgresConnectionBridge``).
-    func snapshots(_ query: PostgresQuery, table: Table, store: PostgresStore, on connection: PostgresConnection,
-                   logger: Logger) async throws -> [(snapshot: ObjectSnapshot, extraKey: Int64?)] {
-        let reader = PostgresSnapshotReader(reading: self, table: table, store: store)
+    ///
+    /// `knownIDs`, sorted by primary key, are IDs the rows' snapshots reuse when they match
+    /// (the IDs a read by ID asked for), instead of making new ones.
+    func snapshots(_ query: PostgresQuery, table: Table, store: PostgresStore, knownIDs: [NSManagedObjectID] = [],
+                   on connection: PostgresConnection, logger: Logger) async throws -> [(snapshot: ObjectSnapshot, extraKey: Int64?)] {
+        let reader = PostgresSnapshotReader(reading: self, table: table, store: store, knownIDs: knownIDs)
         _ = try await connection.query(query, logger: logger) { row in try reader.read(row) }.get()
         return reader.rows
     }

@@ -27,12 +27,38 @@ final class PostgresSnapshotReader: @unchecked Sendable {
     @exclusivity(unchecked) private var numbers: [Int64?] = []
     /// The snapshots read so far, each with the row's extra `Integer 64` column when it has one.
     @exclusivity(unchecked) private(set) var rows: [(snapshot: ObjectSnapshot, extraKey: Int64?)] = []
+    /// IDs the snapshots reuse (a read by ID asked for them), sorted by primary key, and where
+    /// the next row's is expected: rows read by a key range come in key order.
+    private let knownIDs: [NSManagedObjectID]
+    private let knownKeys: [Int64]
+    @exclusivity(unchecked) private var nextKnown = 0
 
-    init(reading: PostgresRowReading, table: PostgresRowReading.Table, store: PostgresStore) {
+    init(reading: PostgresRowReading, table: PostgresRowReading.Table, store: PostgresStore, knownIDs: [NSManagedObjectID] = []) {
         self.reading = reading
         self.table = table
         self.store = store
         self.columnCount = table.columns.count
+        self.knownIDs = knownIDs
+        self.knownKeys = knownIDs.map { $0.primaryKey ?? -1 }
+    }
+
+    /// The known ID of row `key` of `entity`, if there is one: the one after the last found,
+    /// else found by a binary search.
+    private func knownID(_ key: Int64, of entity: NSEntityDescription) -> NSManagedObjectID? {
+        guard !knownKeys.isEmpty else { return nil }
+        var index = nextKnown
+        if index >= knownKeys.count || knownKeys[index] != key {
+            var low = 0, high = knownKeys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if knownKeys[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            guard low < knownKeys.count, knownKeys[low] == key else { return nil }
+            index = low
+        }
+        nextKnown = index + 1
+        let id = knownIDs[index]
+        return id.entity === entity ? id : nil
     }
 
     /// Decodes `row` into ``rows``.
@@ -104,7 +130,8 @@ final class PostgresSnapshotReader: @unchecked Sendable {
             guard let target else { continue }
             decoder.builder.setDestination(target, primaryKey: destinationKey, at: toOne.slot)
         }
-        let snapshot = decoder.builder.finish(primaryKey: key, version: version)
+        let snapshot = knownID(key, of: decoder.builder.entity).map { decoder.builder.finish(objectID: $0, version: version) }
+            ?? decoder.builder.finish(primaryKey: key, version: version)
         last = (number, decoder)
         rows.append((snapshot, try cells.next().map(PostgresValueCoding.requiredInt64)))
     }

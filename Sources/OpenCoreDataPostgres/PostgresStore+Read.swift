@@ -42,7 +42,7 @@ extension PostgresStore {
     func readSnapshots(_ objectIDs: [NSManagedObjectID], opened: Opened, on connection: PostgresConnection,
                        logger: Logger) async throws -> [ObjectSnapshot] {
         // IDs come in runs of one entity: its table is looked up once per run.
-        var byTable: [String: [Int64]] = [:]
+        var byTable: [String: [NSManagedObjectID]] = [:]
         var last: (entity: NSEntityDescription, table: String?)?
         func table(of id: NSManagedObjectID) -> String? {
             if let last, last.entity === id.entity { return last.table }
@@ -51,32 +51,34 @@ extension PostgresStore {
             return table
         }
         if let first = objectIDs.first, let only = table(of: first), objectIDs.allSatisfy({ table(of: $0) == only }) {
-            byTable[only] = objectIDs.compactMap(\.primaryKey)
+            byTable[only] = objectIDs
         } else {
             for id in objectIDs {
-                guard let table = table(of: id), let key = id.primaryKey else { continue }
-                byTable[table, default: []].append(key)
+                guard let table = table(of: id) else { continue }
+                byTable[table, default: []].append(id)
             }
         }
         var found: [String: [Int64: ObjectSnapshot]] = [:]
-        for (name, keys) in byTable {
+        for (name, ids) in byTable {
             guard let table = opened.reading.tables[name] else { continue }
+            // The rows' snapshots reuse the IDs asked for (sorted by key, as the rows come).
+            let known = ids.compactMap { id in id.primaryKey.map { (key: $0, id: id) } }.sorted { $0.key < $1.key }
+            let sorted = known.map(\.key)
             var bindings = PostgresBindings()
-            let sorted = keys.sorted()
             let condition: String
             if let first = sorted.first, let last = sorted.last, last - first == Int64(sorted.count - 1) {
                 bindings.append(first)
                 bindings.append(last)
                 condition = "\"Z_PK\" BETWEEN $1 AND $2"
             } else {
-                bindings.append(keys)
+                bindings.append(sorted)
                 condition = "\"Z_PK\" = ANY($1)"
             }
             let rows = try await opened.reading.snapshots(PostgresQuery(unsafeSQL:
                 "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \(condition)", binds: bindings),
-                table: table, store: self, on: connection, logger: logger)
+                table: table, store: self, knownIDs: known.map(\.id), on: connection, logger: logger)
             var snapshots: [Int64: ObjectSnapshot] = [:]
-            snapshots.reserveCapacity(keys.count)
+            snapshots.reserveCapacity(sorted.count)
             for (snapshot, _) in rows { if let key = snapshot.objectID.primaryKey { snapshots[key] = snapshot } }
             found[name] = snapshots
         }

@@ -61,8 +61,15 @@ package struct SnapshotRowBuilder {
     /// The snapshot of the values set since the last one, as row `primaryKey` at `version`;
     /// the builder starts the next row empty.
     package mutating func finish(primaryKey: Int64, version: Int64) -> ObjectSnapshot {
+        finish(objectID: objectID(of: entity, primaryKey: primaryKey), version: version)
+    }
+
+    /// The snapshot of the values set since the last one, as the row of `objectID` (an ID the
+    /// caller has already, of the builder's entity) at `version`; the builder starts the next
+    /// row empty.
+    package mutating func finish(objectID: NSManagedObjectID, version: Int64) -> ObjectSnapshot {
         var values = layout.emptyValues
         swap(&values, &slots)
-        return ObjectSnapshot(objectID: objectID(of: entity, primaryKey: primaryKey), layout: layout, slots: values, version: version)
+        return ObjectSnapshot(objectID: objectID, layout: layout, slots: values, version: version)
     }
 }

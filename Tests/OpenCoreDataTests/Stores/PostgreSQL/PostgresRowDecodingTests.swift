@@ -38,4 +38,32 @@ struct PostgresRowDecodingTests {
         let described = String(describing: error)
         #expect(described.contains("ZITEM") && described.contains("Z_ENT") && described.contains("999"), "\(described)")
     }
+
+    /// Rows read by ID reuse the ID instances asked for (no new ID a row), whether the keys are
+    /// a range (`BETWEEN`) or not (`= ANY`), in whatever order they were asked for.
+    @Test func rowsReadByIDReuseTheIDsAskedFor() throws {
+        PostgresStore.registerStoreClass()
+        let url = try PostgresRemoteChangeTests.freshURL()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: SQLTestModel.make())
+        let store = try #require(try coordinator.addPersistentStore(type: NSPersistentStore.StoreType(rawValue: NSPostgreSQLStoreType), at: url) as? PostgresStore)
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = coordinator
+        let ids = try writer.performAndWait {
+            let items = (0..<5).map { index in
+                let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: writer)
+                item.setValue("item \(index)", forKey: "name")
+                return item
+            }
+            try writer.save()
+            return items.map(\.objectID)
+        }
+        for asked in [Array(ids.reversed()), [ids[3], ids[0], ids[4]]] {
+            let read = try store.snapshots(for: asked)
+            #expect(read.count == asked.count)
+            for (snapshot, id) in zip(read, asked) {
+                #expect(snapshot.objectID === id)
+                #expect(snapshot["name"] as? String == "item \(ids.firstIndex(of: id) ?? -1)")
+            }
+        }
+    }
 }
