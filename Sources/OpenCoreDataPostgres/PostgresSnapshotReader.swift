@@ -48,11 +48,7 @@ final class PostgresSnapshotReader: @unchecked Sendable {
         guard !knownKeys.isEmpty else { return nil }
         var index = nextKnown
         if index >= knownKeys.count || knownKeys[index] != key {
-            var low = 0, high = knownKeys.count
-            while low < high {
-                let middle = (low + high) / 2
-                if knownKeys[middle] < key { low = middle + 1 } else { high = middle }
-            }
+            let low = knownKeys.lowerBound { $0 < key }
             guard low < knownKeys.count, knownKeys[low] == key else { return nil }
             index = low
         }

@@ -111,11 +111,7 @@ struct FetchedResultsChanges {
         var tails: [Int] = []          // positions of the smallest tail of each run length
         var previous = [Int](repeating: -1, count: values.count)
         for (position, value) in values.enumerated() {
-            var low = 0, high = tails.count
-            while low < high {
-                let middle = (low + high) / 2
-                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
-            }
+            let low = tails.lowerBound { values[$0] < value }
             if low > 0 { previous[position] = tails[low - 1] }
             if low == tails.count { tails.append(position) } else { tails[low] = position }
         }
