@@ -96,3 +96,37 @@ extension FetchBatchSizeTests {
         #expect(context.batchGroups.count == 1, "the first result was freed, so its group went")
     }
 }
+
+extension FetchBatchSizeTests {
+    /// A batch fault honours the context's `stalenessInterval`, as a single fault does: with
+    /// the default (any age), rows the store cached fulfil it; with 0, the store reads the file.
+    @Test func batchFaultsHonourTheStalenessInterval() throws {
+        for (interval, expected) in [(TimeInterval(-1), Int64(100)), (0, 555)] {
+            let fixture = try fixture()
+            // The store caches every employee's row.
+            let reader = fixture.context()
+            let all = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            all.returnsObjectsAsFaults = false
+            #expect(try reader.fetch(all).count == Self.rows)
+
+            // Another coordinator on the same file changes the best paid one.
+            let url = try #require(fixture.store.url)
+            let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
+            try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+            let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            writer.persistentStoreCoordinator = other
+            let byName = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            byName.predicate = NSPredicate(format: "name == 'E0'")
+            try #require(try writer.fetch(byName).first).setValue(Int64(555), forKey: "salary")
+            try writer.save()
+
+            let walker = fixture.context()
+            walker.stalenessInterval = interval
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.predicate = NSPredicate(format: "name == 'E0'")
+            request.fetchBatchSize = 5
+            let found = try walker.fetch(request)
+            #expect(found.first?.value(forKey: "salary") as? Int64 == expected, "staleness interval \(interval)")
+        }
+    }
+}
