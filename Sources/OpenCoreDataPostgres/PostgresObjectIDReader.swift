@@ -3,7 +3,8 @@ import OpenCoreData
 import PostgresNIO
 
 /// Reads the IDs of the rows of one query that selects `"Z_PK", "Z_ENT"` first, one row per
-/// call, as postgres-nio hands them to the query's `onRow` closure
+/// call, or the array of one entity's keys, as postgres-nio hands them to the query's `onRow`
+/// closure
 /// (``PostgresRowReading/objectIDs(_:table:store:on:logger:)``).
 ///
 /// `@unchecked Sendable`, and its variables without exclusivity checks, for the reason
@@ -44,5 +45,35 @@ final class PostgresObjectIDReader: @unchecked Sendable {
         }
         guard let builder = last?.builder else { return }
         ids.append(builder.objectID(of: builder.entity, primaryKey: key))
+    }
+
+    /// Appends the IDs of `entity`'s rows whose keys `row` holds as one array of `BIGINT`, in
+    /// PostgreSQL's binary array format (``SQLFetchStatements/postgresPrimaryKeyArray(_:entity:schema:model:)``):
+    /// the number of dimensions, a null flag, the element type, each dimension's length and
+    /// lower bound, then each element as its length and its bytes.
+    func readKeys(_ row: PostgresRow, of entity: NSEntityDescription) throws {
+        var cells = row.makeIterator()
+        guard let cell = cells.next(), var bytes = cell.bytes else { return }
+        func malformed(_ problem: String) -> NSError {
+            reading.unreadable(table, "Z_PK", 0, "the array of primary keys is malformed: \(problem)")
+        }
+        guard cell.format == .binary, let dimensions = bytes.readInteger(as: Int32.self),
+              bytes.readInteger(as: Int32.self) != nil, let elementType = bytes.readInteger(as: UInt32.self) else {
+            throw malformed("no binary array header")
+        }
+        if dimensions == 0 { return }
+        guard dimensions == 1, elementType == PostgresDataType.int8.rawValue,
+              let count = bytes.readInteger(as: Int32.self), count >= 0, bytes.readInteger(as: Int32.self) != nil,
+              bytes.readableBytes == Int(count) * 12 else {
+            throw malformed("not one dimension of BIGINT values")
+        }
+        let builder = SnapshotRowBuilder(entity: entity, store: store)
+        ids.reserveCapacity(ids.count + Int(count))
+        for _ in 0..<count {
+            guard bytes.readInteger(as: Int32.self) == 8, let key = bytes.readInteger(as: Int64.self) else {
+                throw malformed("a NULL element")
+            }
+            ids.append(builder.objectID(of: entity, primaryKey: key))
+        }
     }
 }

@@ -145,6 +145,16 @@ struct PostgresRowReading: @unchecked Sendable {
         return reader.ids
     }
 
+    /// The IDs of `entity`'s rows whose keys `query` selects as one array
+    /// (``SQLFetchStatements/postgresPrimaryKeyArray(_:entity:schema:model:)``), read on the
+    /// connection's event loop.
+    func objectIDs(keyArray query: PostgresQuery, of entity: NSEntityDescription, table: String, store: PostgresStore,
+                   on connection: PostgresConnection, logger: Logger) async throws -> [NSManagedObjectID] {
+        let reader = PostgresObjectIDReader(reading: self, table: table, store: store)
+        _ = try await connection.query(query, logger: logger) { row in try reader.readKeys(row, of: entity) }.get()
+        return reader.ids
+    }
+
     func unreadable(_ table: String, _ column: String, _ key: Int64, _ problem: String) -> NSError {
         PersistentStoreErrors.make(NSPersistentStoreOperationError,
             "The PostgreSQL store can't read row Z_PK \(key) of \(table), column \(column): \(problem).")

@@ -60,7 +60,6 @@ enum PostgresErrors {
         (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 
-    /// A deadlock (40P01) or serialization failure (40001): the transaction may succeed again.
     /// Whether the server refused a statement for its text or types (SQLSTATE classes 42,
     /// syntax or access rule, and 22, data exception), not for the data or the connection: a
     /// compiled fetch it refuses is evaluated in memory instead.
@@ -69,6 +68,12 @@ enum PostgresErrors {
         return state.hasPrefix("42") || state.hasPrefix("22")
     }
 
+    /// A limit of the server's, such as a value over 1 GB (SQLSTATE class 54).
+    static func isProgramLimit(_ error: Error) -> Bool {
+        sqlState(error)?.hasPrefix("54") ?? false
+    }
+
+    /// A deadlock (40P01) or serialization failure (40001): the transaction may succeed again.
     static func isRetryable(_ error: Error) -> Bool {
         ["40P01", "40001"].contains(sqlState(error) ?? "")
     }

@@ -138,6 +138,17 @@ extension PostgresStore {
                 "The fetch request names no entity known to the \(PersistentStoreErrors.name(of: self)): '\(name)'.", stores: [self])
         }
         do {
+            // One entity's IDs come as one array of keys, unless it is too big for one value.
+            if let statement = SQLFetchStatements.postgresPrimaryKeyArray(request, entity: entity, schema: opened.schema, model: opened.model) {
+                do {
+                    return .objectIDs(try withConnection { [logger] connection, opened in
+                        try await opened.reading.objectIDs(keyArray: Self.query(statement), of: entity, table: table.name, store: self,
+                                                           on: connection, logger: logger)
+                    })
+                } catch where PostgresErrors.isStatementProblem(error) || PostgresErrors.isProgramLimit(error) {
+                    logger.debug("PostgreSQL refused the array of keys, reading them as rows: \(PostgresErrors.describe(error))")
+                }
+            }
             // Objects come with their whole rows, in the order of the table's select list.
             let columns = request.resultType == .managedObjectResultType ? table.columnsAfterKeys : []
             if request.resultType != .dictionaryResultType,
