@@ -10,13 +10,22 @@ protocol ProbingBucket {
     func holds(_ key: Key) -> Bool
     /// The hash bits of `key`, as ``hashBits`` gives them for its bucket.
     static func hashBits(of key: Key) -> UInt64
+    /// How many low hash bits place a key next to its neighbours instead of being hashed: keys
+    /// equal but for those bits share a home run of consecutive buckets, in the order of those
+    /// bits. 0 (the default) hashes every bit.
+    static var runBits: UInt64 { get }
+}
+
+extension ProbingBucket {
+    static var runBits: UInt64 { 0 }
 }
 
 /// An open-addressing hash table: the one behind the registry (``ObjectTable``) and the
 /// context's object lists (``IdentitySet``).
 ///
 /// Keys hash to bits the buckets provide (an ID's folded key, an object's address), multiplied
-/// by a constant and kept by their high bits, so no `Hasher` (a seeded SipHash, about a hundred
+/// by a constant and kept by their high bits (but for a bucket type's run bits, see
+/// ``ProbingBucket/runBits``), so no `Hasher` (a seeded SipHash, about a hundred
 /// instructions a call) runs. Linear probing, at most three quarters full; removal shifts the
 /// following buckets back, so there are no tombstones. No storage is allocated until the first
 /// insertion (an empty to-many list costs nothing).
@@ -39,9 +48,15 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
     @inline(__always)
     private static func spread(_ bits: UInt64) -> UInt64 { bits &* 0x9E37_79B9_7F4A_7C15 }
 
-    /// The home bucket of spread hash bits.
+    /// The home bucket of hash bits: the high bits of the spread bits above ``ProbingBucket/runBits``,
+    /// plus the run bits. Keys that differ only in their run bits (a registry's consecutive
+    /// primary keys) have consecutive homes, so a walk over them reads consecutive memory.
     @inline(__always)
-    private func home(spread bits: UInt64) -> Int { Int(truncatingIfNeeded: bits >> shift) }
+    private func home(_ bits: UInt64) -> Int {
+        let run = Bucket.runBits
+        let start = Int(truncatingIfNeeded: Self.spread(bits >> run) >> shift)
+        return (start &+ Int(truncatingIfNeeded: bits & ((1 << run) &- 1))) & (buckets.count &- 1)
+    }
 
     /// The control byte of an occupied bucket whose spread hash bits are `bits` (independent of
     /// the home bucket for tables under 2³² buckets).
@@ -60,9 +75,9 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
     @inline(__always)
     private func probe(_ key: Bucket.Key) -> (index: Int, found: Bool) {
         let mask = buckets.count - 1
-        let bits = Self.spread(Bucket.hashBits(of: key))
-        let tag = Self.tag(spread: bits)
-        var index = home(spread: bits)
+        let bits = Bucket.hashBits(of: key)
+        let tag = Self.tag(spread: Self.spread(bits))
+        var index = home(bits)
         return control.withUnsafeBufferPointer { control in
             buckets.withUnsafeBufferPointer { buckets in
                 while true {
@@ -111,7 +126,7 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
         var hole = index
         var next = (index + 1) & mask
         while control[next] != 0 {
-            let home = home(spread: Self.spread(buckets[next].hashBits))
+            let home = home(buckets[next].hashBits)
             // The bucket at `next` may fill the hole when its home is not cyclically within
             // (hole, next].
             if (hole - home) & mask < (next - home) & mask {
@@ -138,7 +153,7 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
         shift = UInt64(64 - size.trailingZeroBitCount)
         let mask = size - 1
         for (bucket, byte) in zip(old, oldControl) where byte != 0 {
-            var index = home(spread: Self.spread(bucket.hashBits))
+            var index = home(bucket.hashBits)
             while control[index] != 0 { index = (index + 1) & mask }
             buckets[index] = bucket
             control[index] = byte

@@ -52,6 +52,13 @@ struct ObjectIDKey: Hashable, Sendable {
         (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ space
     }
 
+    /// The three words folded into one for a table that keeps runs of eight consecutive
+    /// primary keys together (``ObjectTable``): the primary key's low three bits as they are,
+    /// above them everything else folded as ``mixedBits`` folds it.
+    var runBits: UInt64 {
+        ((first >> 3) &* 0x9E37_79B9_7F4A_7C15 ^ second &* 0xC2B2_AE3D_27D4_EB4F ^ space) << 3 | first & 7
+    }
+
     /// One word for the hasher instead of three.
     func hash(into hasher: inout Hasher) { hasher.combine(mixedBits) }
 }

@@ -2,7 +2,10 @@
 /// ``LinearProbingTable``.
 ///
 /// IDs are found by their ``ObjectIDKey`` (equal keys, equal IDs), hashed by its folded bits
-/// (``ObjectIDKey/mixedBits``): no `Hasher` and no dynamic dispatch. Each bucket is two words:
+/// (``ObjectIDKey/runBits``): no `Hasher` and no dynamic dispatch. Eight consecutive primary
+/// keys of an entity have consecutive home buckets, so registering, finding or forgetting a
+/// batch of rows in key order reads a few cache lines instead of one per ID (a million
+/// registered objects are far bigger than the caches). Each bucket is two words:
 /// the ID (retained) and the object (unretained, as the registry holds it), plus the table's
 /// control byte, which spares a probe reading the IDs it passes.
 ///
@@ -16,12 +19,13 @@ struct ObjectTable {
             self.id = id
             self.object = object
         }
-        var hashBits: UInt64 { id?.key.mixedBits ?? 0 }
+        var hashBits: UInt64 { id?.key.runBits ?? 0 }
         func holds(_ key: NSManagedObjectID) -> Bool {
             guard let id else { return false }
             return id === key || id.key == key.key
         }
-        static func hashBits(of key: NSManagedObjectID) -> UInt64 { key.key.mixedBits }
+        static func hashBits(of key: NSManagedObjectID) -> UInt64 { key.key.runBits }
+        static var runBits: UInt64 { 3 }
     }
 
     private var table = LinearProbingTable<Bucket>()

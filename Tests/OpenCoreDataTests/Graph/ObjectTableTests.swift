@@ -108,4 +108,32 @@ import Testing
         set.removeAll()
         #expect(set.count == 0 && !set.contains(ObjectIdentifier(objects[1])))
     }
+
+    /// The registry's keys keep runs of eight consecutive primary keys together: their home
+    /// buckets follow each other, so a batch of rows in key order reads consecutive memory.
+    @Test func consecutivePrimaryKeysGetConsecutiveBuckets() {
+        struct KeyBucket: ProbingBucket {
+            var key: ObjectIDKey?
+            init() {}
+            init(_ key: ObjectIDKey) { self.key = key }
+            var hashBits: UInt64 { key?.runBits ?? 0 }
+            func holds(_ key: ObjectIDKey) -> Bool { self.key == key }
+            static func hashBits(of key: ObjectIDKey) -> UInt64 { key.runBits }
+            static var runBits: UInt64 { 3 }
+        }
+        var table = LinearProbingTable<KeyBucket>()
+        table.reserveCapacity(1 << 16)
+        let keys = (800..<808).map { ObjectIDKey(storeToken: 1, entityToken: 2, primaryKey: $0) }
+        for key in keys {
+            let (index, found) = table.insertionIndex(for: key)
+            #expect(!found)
+            table.occupy(index, with: KeyBucket(key))
+        }
+        let indices = keys.compactMap { table.index(of: $0) }
+        #expect(indices.count == 8)
+        #expect(zip(indices, indices.dropFirst()).allSatisfy { ($1 - $0) & (table.buckets.count - 1) == 1 }, "\(indices)")
+        // The next run of eight, and another entity's, start elsewhere.
+        let next = ObjectIDKey(storeToken: 1, entityToken: 2, primaryKey: 808), other = ObjectIDKey(storeToken: 1, entityToken: 3, primaryKey: 800)
+        #expect(next.runBits >> 3 != keys[0].runBits >> 3 && other.runBits >> 3 != keys[0].runBits >> 3)
+    }
 }
