@@ -57,14 +57,109 @@ final class PostgresSnapshotReader: @unchecked Sendable {
         return id.entity === entity ? id : nil
     }
 
-    /// Decodes `row` into ``rows``.
+    /// Decodes `row` into ``rows``: its columns, or one record of them (`SELECT ROW(…)`,
+    /// see ``readRecord(_:)``), then perhaps the extra `Integer 64` column.
     func read(_ row: PostgresRow) throws {
         var cells = row.makeIterator()
-        guard let keyCell = cells.next(), let numberCell = cells.next(), let versionCell = cells.next() else {
+        guard let first = cells.next() else {
+            throw reading.unreadable(table.name, "Z_PK", 0, "the row has no columns")
+        }
+        if first.dataType == .record {
+            guard first.format == .binary, let record = first.bytes else {
+                throw reading.unreadable(table.name, "Z_PK", 0, "the row's record is NULL or not in binary")
+            }
+            let snapshot = try readRecord(record)
+            rows.append((snapshot, try cells.next().map(PostgresValueCoding.requiredInt64)))
+            return
+        }
+        guard let numberCell = cells.next(), let versionCell = cells.next() else {
             throw reading.unreadable(table.name, "Z_OPT", 0, "the row has fewer columns than the table")
         }
-        let key = try PostgresValueCoding.requiredInt64(keyCell)
-        let number = try PostgresValueCoding.requiredInt64(numberCell)
+        let key = try PostgresValueCoding.requiredInt64(first)
+        let decoder = try decoder(number: try PostgresValueCoding.requiredInt64(numberCell), key: key)
+        let version = try PostgresValueCoding.requiredInt64(versionCell)
+        var index = 3
+        while index < columnCount, let cell = cells.next() {
+            try take(.cell(cell), column: index, key: key, decoder: decoder)
+            index += 1
+        }
+        rows.append((finish(decoder, key: key, version: version), try cells.next().map(PostgresValueCoding.requiredInt64)))
+    }
+
+    /// A column's value on its way to a slot: a record's NULL or integer field, read in place,
+    /// or a cell (a column's, or made for a record's other fields).
+    private enum ColumnValue {
+        case null
+        case integer(Int64)
+        case cell(PostgresCell)
+    }
+
+    /// Decodes a row selected as one record of the table's columns, in PostgreSQL's binary
+    /// record format: the number of fields, then for each its type, its length (-1 for NULL)
+    /// and its bytes. Integers are read where they lie; only other values become cells. One
+    /// cell a row instead of one a column: postgres-nio makes each cell with a slice of the
+    /// row and a checked access to its storage, most of the event loop's work on wide rows.
+    private func readRecord(_ record: ByteBuffer) throws -> ObjectSnapshot {
+        try record.withUnsafeReadableBytes { raw in
+            var offset = 0
+            func malformed(_ key: Int64) -> NSError {
+                reading.unreadable(table.name, "Z_PK", key, "the row's record is malformed")
+            }
+            /// The next field's type, start and length (-1 for NULL).
+            func field(_ key: Int64) throws -> (type: UInt32, start: Int, length: Int) {
+                guard offset + 8 <= raw.count else { throw malformed(key) }
+                let type = UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                let length = Int(Int32(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: Int32.self)))
+                offset += 8
+                guard length <= raw.count - offset else { throw malformed(key) }
+                let start = offset
+                offset += max(length, 0)
+                return (type, start, length)
+            }
+            func integer(_ field: (type: UInt32, start: Int, length: Int)) -> Int64? {
+                switch (field.type, field.length) {
+                case (PostgresDataType.int8.rawValue, 8): Int64(bigEndian: raw.loadUnaligned(fromByteOffset: field.start, as: Int64.self))
+                case (PostgresDataType.int4.rawValue, 4): Int64(Int32(bigEndian: raw.loadUnaligned(fromByteOffset: field.start, as: Int32.self)))
+                case (PostgresDataType.int2.rawValue, 2): Int64(Int16(bigEndian: raw.loadUnaligned(fromByteOffset: field.start, as: Int16.self)))
+                default: nil
+                }
+            }
+            func cell(_ field: (type: UInt32, start: Int, length: Int), column: Int) -> PostgresCell {
+                PostgresCell(bytes: field.length < 0 ? nil : record.getSlice(at: record.readerIndex + field.start, length: field.length),
+                             dataType: PostgresDataType(field.type), format: .binary, columnName: table.columns[column], columnIndex: column)
+            }
+            func required(_ column: Int, key: Int64) throws -> Int64 {
+                let field = try field(key)
+                if let value = integer(field) { return value }
+                return try PostgresValueCoding.requiredInt64(cell(field, column: column))
+            }
+            guard raw.count >= 4, Int(Int32(bigEndian: raw.loadUnaligned(as: Int32.self))) == columnCount else {
+                throw reading.unreadable(table.name, "Z_PK", 0, "the row's record doesn't have the table's \(columnCount) columns")
+            }
+            offset = 4
+            let key = try required(0, key: 0)
+            let decoder = try decoder(number: try required(1, key: key), key: key)
+            let version = try required(2, key: key)
+            for index in 3..<columnCount {
+                let field = try field(key)
+                let value: ColumnValue
+                switch decoder.actions[index] {
+                case .skip:
+                    continue
+                case .int64, .toOneKey, .toOneEntity:
+                    value = field.length < 0 ? .null : integer(field).map(ColumnValue.integer) ?? .cell(cell(field, column: index))
+                case .value:
+                    value = field.length < 0 ? .null : .cell(cell(field, column: index))
+                }
+                try take(value, column: index, key: key, decoder: decoder)
+            }
+            return finish(decoder, key: key, version: version)
+        }
+    }
+
+    /// The decoder of entity `number`'s rows (`key` for the error when there is none).
+    @inline(__always)
+    private func decoder(number: Int64, key: Int64) throws -> RowDecoder {
         let decoder: RowDecoder
         if let last, last.number == number {
             decoder = last.decoder
@@ -77,7 +172,7 @@ final class PostgresSnapshotReader: @unchecked Sendable {
             decoder = RowDecoder(plan: plan, store: store, columnCount: columnCount)
             decoders[number] = decoder
         }
-        let version = try PostgresValueCoding.requiredInt64(versionCell)
+        last = (number, decoder)
         let toOneCount = decoder.toOne.count
         if toOneCount > 0 {
             if keys.count < toOneCount {
@@ -87,38 +182,53 @@ final class PostgresSnapshotReader: @unchecked Sendable {
                 for index in 0..<toOneCount { keys[index] = nil; numbers[index] = nil }
             }
         }
+        return decoder
+    }
+
+    /// Puts the value of column `column` of row `key` where `decoder` says it goes.
+    @inline(__always)
+    private func take(_ value: ColumnValue, column index: Int, key: Int64, decoder: RowDecoder) throws {
         // The decoder's builder is changed in place: a copy would retain its entity, layout and
         // store origin (side-table reference counts, slow) for every row.
-        var index = 3
-        while index < columnCount, let cell = cells.next() {
-            switch decoder.actions[index] {
-            case .skip:
-                break
-            case .int64(let slot):
-                do {
-                    if let value = try PostgresValueCoding.int64(cell) { decoder.builder.setInt64(value, at: slot) }
-                } catch let error as NSError {
-                    throw reading.unreadable(table.name, table.columns[index], key, error.localizedDescription)
-                }
-            case .value(let slot, let attribute):
-                do {
-                    guard let value = try PostgresValueCoding.value(cell, type: attribute.attributeType, column: table.columns[index]) else { break }
-                    if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
-                        decoder.builder.set(TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(attribute),
-                                                                         transformerName: attribute.valueTransformerName), at: slot)
-                    } else {
-                        decoder.builder.set(value, at: slot)
-                    }
-                } catch let error as NSError {
-                    throw reading.unreadable(table.name, table.columns[index], key, error.localizedDescription)
-                }
-            case .toOneKey(let step):
-                keys[step] = try PostgresValueCoding.int64(cell)
-            case .toOneEntity(let step):
-                numbers[step] = try PostgresValueCoding.int64(cell)
+        func integer() throws -> Int64? {
+            switch value {
+            case .null: return nil
+            case .integer(let value): return value
+            case .cell(let cell): return try PostgresValueCoding.int64(cell)
             }
-            index += 1
         }
+        switch decoder.actions[index] {
+        case .skip:
+            break
+        case .int64(let slot):
+            do {
+                if let value = try integer() { decoder.builder.setInt64(value, at: slot) }
+            } catch let error as NSError {
+                throw reading.unreadable(table.name, table.columns[index], key, error.localizedDescription)
+            }
+        case .value(let slot, let attribute):
+            guard case .cell(let cell) = value else { break }
+            do {
+                guard let value = try PostgresValueCoding.value(cell, type: attribute.attributeType, column: table.columns[index]) else { break }
+                if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
+                    decoder.builder.set(TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(attribute),
+                                                                     transformerName: attribute.valueTransformerName), at: slot)
+                } else {
+                    decoder.builder.set(value, at: slot)
+                }
+            } catch let error as NSError {
+                throw reading.unreadable(table.name, table.columns[index], key, error.localizedDescription)
+            }
+        case .toOneKey(let step):
+            keys[step] = try integer()
+        case .toOneEntity(let step):
+            numbers[step] = try integer()
+        }
+    }
+
+    /// The snapshot of row `key` once its columns are in `decoder`'s builder: its to-one
+    /// destinations set, under the known ID of the row when there is one.
+    private func finish(_ decoder: RowDecoder, key: Int64, version: Int64) -> ObjectSnapshot {
         for (step, toOne) in decoder.toOne.enumerated() {
             guard let destinationKey = keys[step] else { continue }
             var target = toOne.destination
@@ -126,10 +236,8 @@ final class PostgresSnapshotReader: @unchecked Sendable {
             guard let target else { continue }
             decoder.builder.setDestination(target, primaryKey: destinationKey, at: toOne.slot)
         }
-        let snapshot = knownID(key, of: decoder.builder.entity).map { decoder.builder.finish(objectID: $0, version: version) }
+        return knownID(key, of: decoder.builder.entity).map { decoder.builder.finish(objectID: $0, version: version) }
             ?? decoder.builder.finish(primaryKey: key, version: version)
-        last = (number, decoder)
-        rows.append((snapshot, try cells.next().map(PostgresValueCoding.requiredInt64)))
     }
 
     /// How one entity's rows decode in one read: what each column of the table holds for it,

@@ -75,7 +75,7 @@ extension PostgresStore {
                 condition = "\"Z_PK\" = ANY($1)"
             }
             let rows = try await opened.reading.snapshots(PostgresQuery(unsafeSQL:
-                "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \(condition)", binds: bindings),
+                "SELECT ROW(\(table.selectList)) FROM \(table.qualifiedName) WHERE \(condition)", binds: bindings),
                 table: table, store: self, knownIDs: known.map(\.id), on: connection, logger: logger)
             var snapshots: [Int64: ObjectSnapshot] = [:]
             snapshots.reserveCapacity(sorted.count)
