@@ -22,9 +22,13 @@ struct PostgresRowReading: @unchecked Sendable {
         var columnsAfterKeys: [String] { Array(columns.dropFirst(2)) }
         let entities: [Int64: EntityPlan]
 
-        /// ``selectList`` with each column qualified by the table alias `alias`.
-        func selectList(alias: String) -> String {
-            columns.map { "\(alias).\(PostgresSQL.quote($0))" }.joined(separator: ", ")
+        /// ``selectList`` as one record, `ROW("Z_PK", …)`: what reads of snapshots select, one
+        /// cell a row (``PostgresSnapshotReader`` reads either).
+        var record: String { "ROW(\(selectList))" }
+
+        /// ``record`` with each column qualified by the table alias `alias`.
+        func record(alias: String) -> String {
+            "ROW(" + columns.map { "\(alias).\(PostgresSQL.quote($0))" }.joined(separator: ", ") + ")"
         }
     }
 
@@ -101,7 +105,7 @@ struct PostgresRowReading: @unchecked Sendable {
         entitiesByNumber[number]
     }
 
-    /// The snapshots of the rows `query` selects (`table`'s ``Table/selectList`` first, then
+    /// The snapshots of the rows `query` selects (`table`'s ``Table/record`` or its columns, then
     /// perhaps one more column: an `Integer 64`, returned with each snapshot), as objects of
     /// `store`. A value the attribute can't hold fails with `NSPersistentStoreOperationError`
     /// (134070) naming the table, column and row.

@@ -78,6 +78,14 @@ enum PostgresErrors {
         ["40P01", "40001"].contains(sqlState(error) ?? "")
     }
 
+    /// What went wrong decoding a value, for an error that names its table, column and row.
+    static func problem(_ error: Error) -> String {
+        if let error = error as? PostgresDecodingError {
+            return "a \(error.postgresType) value can't be read as \(error.targetType) (\(error.code))"
+        }
+        return (error as? NSError)?.localizedDescription ?? String(describing: error)
+    }
+
     /// A description with the server's message and SQLSTATE when there is one.
     static func describe(_ error: Error) -> String {
         if let error = error as? PSQLError, let info = error.serverInfo {

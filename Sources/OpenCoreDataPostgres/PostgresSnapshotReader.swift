@@ -197,32 +197,28 @@ final class PostgresSnapshotReader: @unchecked Sendable {
             case .cell(let cell): return try PostgresValueCoding.int64(cell)
             }
         }
-        switch decoder.actions[index] {
-        case .skip:
-            break
-        case .int64(let slot):
-            do {
+        do {
+            switch decoder.actions[index] {
+            case .skip:
+                break
+            case .int64(let slot):
                 if let value = try integer() { decoder.builder.setInt64(value, at: slot) }
-            } catch let error as NSError {
-                throw reading.unreadable(table.name, table.columns[index], key, error.localizedDescription)
-            }
-        case .value(let slot, let attribute):
-            guard case .cell(let cell) = value else { break }
-            do {
-                guard let value = try PostgresValueCoding.value(cell, type: attribute.attributeType, column: table.columns[index]) else { break }
+            case .value(let slot, let attribute):
+                guard case .cell(let cell) = value,
+                      let value = try PostgresValueCoding.value(cell, type: attribute.attributeType, column: table.columns[index]) else { break }
                 if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
                     decoder.builder.set(TransformableValueCoding.loadedValue(data, attribute: TransformableValueCoding.label(attribute),
                                                                      transformerName: attribute.valueTransformerName), at: slot)
                 } else {
                     decoder.builder.set(value, at: slot)
                 }
-            } catch let error as NSError {
-                throw reading.unreadable(table.name, table.columns[index], key, error.localizedDescription)
+            case .toOneKey(let step):
+                keys[step] = try integer()
+            case .toOneEntity(let step):
+                numbers[step] = try integer()
             }
-        case .toOneKey(let step):
-            keys[step] = try integer()
-        case .toOneEntity(let step):
-            numbers[step] = try integer()
+        } catch {
+            throw reading.unreadable(table.name, table.columns[index], key, PostgresErrors.problem(error))
         }
     }
 

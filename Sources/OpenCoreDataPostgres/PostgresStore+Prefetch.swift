@@ -20,7 +20,7 @@ extension PostgresStore {
               let destinationTableName = opened.schema.entity(named: destinationName)?.tableName,
               let table = opened.reading.tables[destinationTableName] else { return RelationshipPrefetch() }
         let schema = opened.location.schema
-        let columns = table.selectList(alias: "t")
+        let columns = table.record(alias: "t")
         let destinationTable = PostgresSQL.qualified(schema, destinationTableName)
         let sql: String
         // Through a key in the destination row each destination has one source: no repeats.

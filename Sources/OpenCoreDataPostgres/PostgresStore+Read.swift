@@ -75,7 +75,7 @@ extension PostgresStore {
                 condition = "\"Z_PK\" = ANY($1)"
             }
             let rows = try await opened.reading.snapshots(PostgresQuery(unsafeSQL:
-                "SELECT ROW(\(table.selectList)) FROM \(table.qualifiedName) WHERE \(condition)", binds: bindings),
+                "SELECT \(table.record) FROM \(table.qualifiedName) WHERE \(condition)", binds: bindings),
                 table: table, store: self, knownIDs: known.map(\.id), on: connection, logger: logger)
             var snapshots: [Int64: ObjectSnapshot] = [:]
             snapshots.reserveCapacity(sorted.count)
@@ -208,7 +208,7 @@ extension PostgresStore {
             var bindings = PostgresBindings()
             bindings.append(kinds)
             return try await opened.reading.snapshots(PostgresQuery(unsafeSQL:
-                "SELECT \(table.selectList) FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"", binds: bindings),
+                "SELECT \(table.record) FROM \(table.qualifiedName) WHERE \"Z_ENT\" = ANY($1) ORDER BY \"Z_PK\"", binds: bindings),
                 table: table, store: self, on: connection, logger: logger).map(\.snapshot)
         }
         let rows = try open().reading.resolvingObjectIDs(read, store: self)

@@ -66,4 +66,37 @@ struct PostgresRowDecodingTests {
             }
         }
     }
+
+    /// Rows read as one record (`SELECT ROW(…)`): a record without the table's columns, and an
+    /// `Integer 64` field holding text, fail with the table (and the column and row).
+    @Test func aRecordThatIsNotTheTablesRowFailsWithItsTableColumnAndRow() throws {
+        PostgresStore.registerStoreClass()
+        let url = try PostgresRemoteChangeTests.freshURL()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: SQLTestModel.make())
+        let store = try #require(try coordinator.addPersistentStore(type: NSPersistentStore.StoreType(rawValue: NSPostgreSQLStoreType), at: url) as? PostgresStore)
+        let reading = try store.open().reading
+        let table = try #require(reading.tables["ZITEM"])
+        let (number, plan) = try #require(table.entities.first { $0.value.entity.name == "Item" })
+        let score = try #require(plan.attributes.first { $0.name == "score" })
+        func read(_ sql: String) throws -> NSError {
+            try #require(throws: NSError.self) {
+                try PostgresStore.withServer(at: url) { connection, _, logger in
+                    _ = try await reading.snapshots(PostgresQuery(unsafeSQL: sql), table: table, store: store, on: connection, logger: logger)
+                }
+            }
+        }
+        let short = String(describing: try read("SELECT ROW(7::bigint, \(number)::integer)"))
+        #expect(short.contains("ZITEM") && short.contains("\(table.columns.count) columns"), "\(short)")
+        let fields = table.columns.indices.map { index in
+            switch index {
+            case 0: "7::bigint"
+            case 1: "\(number)::integer"
+            case 2: "1::integer"
+            case score.index: "'many'::text"
+            default: "NULL"
+            }
+        }
+        let wrong = String(describing: try read("SELECT ROW(\(fields.joined(separator: ", ")))"))
+        #expect(wrong.contains("ZITEM") && wrong.contains(score.column) && wrong.contains("7"), "\(wrong)")
+    }
 }

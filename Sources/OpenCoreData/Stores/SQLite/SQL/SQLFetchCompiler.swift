@@ -40,14 +40,16 @@ struct SQLFetchCompiler {
 
     /// `SELECT t0.Z_PK, t0.Z_ENT[, t0.<columns>…]` of the matching rows, sorted and windowed.
     /// The store reads snapshots (or IDs) from the selected columns.
-    /// With `keysOnly`, `SELECT t0.Z_PK` alone, for a request whose rows are all of one entity.
+    /// With `keysOnly`, `SELECT t0.Z_PK` alone, for a request whose rows are all of one entity;
+    /// with `asRecord`, the selected columns as one record, `SELECT ROW(t0.Z_PK, …)` (PostgreSQL).
     func objects(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription, columns: [String] = [],
-                 keysOnly: Bool = false) throws -> SQLStatement {
+                 keysOnly: Bool = false, asRecord: Bool = false) throws -> SQLStatement {
         let selection = try self.selection(request, entity: entity)
         let compiler = selection.compiler, alias = selection.scope.alias
         let order = try FetchEvaluation.rowSortDescriptors(of: request, entity: entity).map { try sortTerm($0, compiler, selection.scope) }
         let selected = keysOnly ? [mapping.primaryKeyColumn] : [mapping.primaryKeyColumn, mapping.entityColumn] + columns
-        var statement = SQLFragment("SELECT " + selected.map { compiler.column(alias, $0).sql }.joined(separator: ", ") + " FROM ")
+        let list = selected.map { compiler.column(alias, $0).sql }.joined(separator: ", ")
+        var statement = SQLFragment("SELECT " + (asRecord ? "ROW(" + list + ")" : list) + " FROM ")
         statement += compiler.fromClause(of: selection.scope)
         statement += whereClause(selection.conditions)
         statement += " ORDER BY " + .joined(order + [dialect.orderTerm(compiler.column(alias, mapping.primaryKeyColumn), ascending: true)], separator: ", ")

@@ -23,14 +23,15 @@ package enum SQLBindingValue: Sendable, Equatable {
 /// with the evaluator every store shares, so results never differ between stores.
 package enum SQLFetchStatements {
     /// For a count request, `SELECT COUNT(*)` of the matching rows; otherwise
-    /// `SELECT t0."Z_PK", t0."Z_ENT"` of them, sorted and windowed, followed by `columns` of
-    /// each row. Nil when the request can't run in PostgreSQL. Only the statement the request
-    /// needs is compiled (this runs on every fetch).
+    /// `SELECT t0."Z_PK", t0."Z_ENT"` of them, sorted and windowed, or with `columns`, all of
+    /// them as one record a row, `SELECT ROW(t0."Z_PK", t0."Z_ENT", <columns>)`. Nil when the
+    /// request can't run in PostgreSQL. Only the statement the request needs is compiled (this
+    /// runs on every fetch).
     package static func postgres(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription,
                                  schema: SQLiteSchema, model: NSManagedObjectModel, columns: [String] = []) -> SQLFetchStatement? {
         let compiler = SQLFetchCompiler(mapping: SQLiteCompilerMapping(schema: schema, model: model), dialect: PostgreSQLDialect())
         let compiled = request.resultType == .countResultType
-            ? try? compiler.count(request, entity: entity) : try? compiler.objects(request, entity: entity, columns: columns)
+            ? try? compiler.count(request, entity: entity) : try? compiler.objects(request, entity: entity, columns: columns, asRecord: !columns.isEmpty)
         return compiled.flatMap(statement)
     }
 
