@@ -83,7 +83,7 @@ enum PostgresErrors {
         if let error = error as? PostgresDecodingError {
             return "a \(error.postgresType) value can't be read as \(error.targetType) (\(error.code))"
         }
-        return (error as? NSError)?.localizedDescription ?? String(describing: error)
+        return (error as NSError).localizedDescription
     }
 
     /// A description with the server's message and SQLSTATE when there is one.
