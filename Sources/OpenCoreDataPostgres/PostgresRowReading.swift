@@ -16,15 +16,12 @@ struct PostgresRowReading: @unchecked Sendable {
         /// Every column of the table, `Z_PK`, `Z_ENT` and `Z_OPT` first: the columns a SELECT of
         /// snapshots names, in this order.
         let columns: [String]
-        /// ``columns`` quoted, for a SELECT: `"Z_PK", "Z_ENT", "Z_OPT", …`.
-        let selectList: String
-        /// The columns of ``selectList`` after `Z_PK` and `Z_ENT`.
+        /// ``columns`` as one record, `ROW("Z_PK", "Z_ENT", "Z_OPT", …)`: what reads of snapshots
+        /// select, one cell a row (``PostgresSnapshotReader``).
+        let record: String
+        /// The columns of ``record`` after `Z_PK` and `Z_ENT`.
         var columnsAfterKeys: [String] { Array(columns.dropFirst(2)) }
         let entities: [Int64: EntityPlan]
-
-        /// ``selectList`` as one record, `ROW("Z_PK", …)`: what reads of snapshots select, one
-        /// cell a row (``PostgresSnapshotReader`` reads either).
-        var record: String { "ROW(\(selectList))" }
 
         /// ``record`` with each column qualified by the table alias `alias`.
         func record(alias: String) -> String {
@@ -70,7 +67,7 @@ struct PostgresRowReading: @unchecked Sendable {
                 entities[mapping.number] = EntityPlan(entity: entity, attributes: attributes, toOne: toOne)
             }
             tables[table.name] = Table(name: table.name, qualifiedName: PostgresSQL.qualified(qualifiedSchema, table.name), columns: columns,
-                                       selectList: columns.map(PostgresSQL.quote).joined(separator: ", "), entities: entities)
+                                       record: "ROW(" + columns.map(PostgresSQL.quote).joined(separator: ", ") + ")", entities: entities)
         }
         self.tables = tables
         var tableNames: [ObjectIdentifier: String] = [:]
@@ -105,7 +102,7 @@ struct PostgresRowReading: @unchecked Sendable {
         entitiesByNumber[number]
     }
 
-    /// The snapshots of the rows `query` selects (`table`'s ``Table/record`` or its columns, then
+    /// The snapshots of the rows `query` selects (`table`'s ``Table/record``, then
     /// perhaps one more column: an `Integer 64`, returned with each snapshot), as objects of
     /// `store`. A value the attribute can't hold fails with `NSPersistentStoreOperationError`
     /// (134070) naming the table, column and row.

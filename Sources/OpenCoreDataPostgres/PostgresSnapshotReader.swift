@@ -5,9 +5,9 @@ import PostgresNIO
 /// Decodes the rows of one snapshot query, one row per call, as postgres-nio hands them to a
 /// query's `onRow` closure (``PostgresRowReading/snapshots(_:table:store:on:logger:)``).
 ///
-/// Each row's cells are read once, in order, and each value goes straight into the snapshot's
-/// slot (``SnapshotRowBuilder``); `Integer 64` columns, the most common, skip the
-/// attribute-type switch.
+/// Each row is one record of the table's columns; its fields are read once, in order, and each
+/// value goes straight into the snapshot's slot (``SnapshotRowBuilder``); integer fields are
+/// read in place, without a cell.
 ///
 /// `@unchecked Sendable`: postgres-nio calls `onRow` for one query's rows one after another on
 /// the connection's event loop, and the caller reads ``rows`` only after the query's future has
@@ -22,7 +22,7 @@ final class PostgresSnapshotReader: @unchecked Sendable {
     /// The decoder of each entity met, by entity number, and the last one used.
     @exclusivity(unchecked) private var decoders: [Int64: RowDecoder] = [:]
     @exclusivity(unchecked) private var last: (number: Int64, decoder: RowDecoder)?
-    /// Each to-one's destination key and entity number, filled while a row's cells pass.
+    /// Each to-one's destination key and entity number, filled while a row's fields pass.
     @exclusivity(unchecked) private var keys: [Int64?] = []
     @exclusivity(unchecked) private var numbers: [Int64?] = []
     /// The snapshots read so far, each with the row's extra `Integer 64` column when it has one.
@@ -57,37 +57,19 @@ final class PostgresSnapshotReader: @unchecked Sendable {
         return id.entity === entity ? id : nil
     }
 
-    /// Decodes `row` into ``rows``: its columns, or one record of them (`SELECT ROW(…)`,
-    /// see ``readRecord(_:)``), then perhaps the extra `Integer 64` column.
+    /// Decodes `row` into ``rows``: one record of the table's columns (`SELECT ROW(…)`, see
+    /// ``readRecord(_:)``), then perhaps the extra `Integer 64` column.
     func read(_ row: PostgresRow) throws {
         var cells = row.makeIterator()
-        guard let first = cells.next() else {
-            throw reading.unreadable(table.name, "Z_PK", 0, "the row has no columns")
+        guard let first = cells.next(), first.dataType == .record, first.format == .binary, let record = first.bytes else {
+            throw reading.unreadable(table.name, "Z_PK", 0, "the row is not one binary record of the table's columns")
         }
-        if first.dataType == .record {
-            guard first.format == .binary, let record = first.bytes else {
-                throw reading.unreadable(table.name, "Z_PK", 0, "the row's record is NULL or not in binary")
-            }
-            let snapshot = try readRecord(record)
-            rows.append((snapshot, try cells.next().map(PostgresValueCoding.requiredInt64)))
-            return
-        }
-        guard let numberCell = cells.next(), let versionCell = cells.next() else {
-            throw reading.unreadable(table.name, "Z_OPT", 0, "the row has fewer columns than the table")
-        }
-        let key = try PostgresValueCoding.requiredInt64(first)
-        let decoder = try decoder(number: try PostgresValueCoding.requiredInt64(numberCell), key: key)
-        let version = try PostgresValueCoding.requiredInt64(versionCell)
-        var index = 3
-        while index < columnCount, let cell = cells.next() {
-            try take(.cell(cell), column: index, key: key, decoder: decoder)
-            index += 1
-        }
-        rows.append((finish(decoder, key: key, version: version), try cells.next().map(PostgresValueCoding.requiredInt64)))
+        let snapshot = try readRecord(record)
+        rows.append((snapshot, try cells.next().map(PostgresValueCoding.requiredInt64)))
     }
 
-    /// A column's value on its way to a slot: a record's NULL or integer field, read in place,
-    /// or a cell (a column's, or made for a record's other fields).
+    /// A field's value on its way to a slot: NULL, an integer read in place, or a cell made for
+    /// a value of another type.
     private enum ColumnValue {
         case null
         case integer(Int64)
@@ -111,7 +93,7 @@ final class PostgresSnapshotReader: @unchecked Sendable {
                 let type = UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
                 let length = Int(Int32(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: Int32.self)))
                 offset += 8
-                guard length <= raw.count - offset else { throw malformed(key) }
+                guard length >= -1, length <= raw.count - offset else { throw malformed(key) }
                 let start = offset
                 offset += max(length, 0)
                 return (type, start, length)

@@ -67,8 +67,8 @@ struct PostgresRowDecodingTests {
         }
     }
 
-    /// Rows read as one record (`SELECT ROW(…)`): a record without the table's columns, and an
-    /// `Integer 64` field holding text, fail with the table (and the column and row).
+    /// Rows read as one record (`SELECT ROW(…)`): plain columns, a record without the table's
+    /// columns, and an `Integer 64` field holding text fail with the table (and the column and row).
     @Test func aRecordThatIsNotTheTablesRowFailsWithItsTableColumnAndRow() throws {
         PostgresStore.registerStoreClass()
         let url = try PostgresRemoteChangeTests.freshURL()
@@ -85,6 +85,8 @@ struct PostgresRowDecodingTests {
                 }
             }
         }
+        let plain = String(describing: try read("SELECT 7::bigint, \(number)::integer, 1::integer"))
+        #expect(plain.contains("ZITEM") && plain.contains("not one binary record"), "\(plain)")
         let short = String(describing: try read("SELECT ROW(7::bigint, \(number)::integer)"))
         #expect(short.contains("ZITEM") && short.contains("\(table.columns.count) columns"), "\(short)")
         let fields = table.columns.indices.map { index in
