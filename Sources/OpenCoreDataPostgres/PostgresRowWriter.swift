@@ -50,12 +50,7 @@ struct PostgresRowWriter {
     /// Binds the plan's column values of `snapshot`, in ``Plan/columns`` order.
     private func bindValues(of snapshot: ObjectSnapshot, plan: Plan, into bindings: inout PostgresBindings) throws {
         for (name, _, attribute) in plan.attributes {
-            var value = snapshot[name]
-            if attribute.attributeType == .transformableAttributeType, let given = value, !(given is NSNull) {
-                value = try TransformableValueCoding.storedData(given, attribute: TransformableValueCoding.label(attribute),
-                                                                transformerName: attribute.valueTransformerName)
-            }
-            try PostgresValueCoding.bind(value, type: attribute.attributeType, key: name, into: &bindings)
+            try PostgresValueCoding.bind(snapshot[name], of: attribute, into: &bindings)
         }
         for key in plan.toOne {
             let destination = snapshot[key.relationshipName] as? NSManagedObjectID

@@ -186,8 +186,9 @@ extension PostgresStore {
         return .snapshots(try open().reading.resolvingObjectIDs(snapshots, store: self))
     }
 
-    /// `statement` as postgres-nio runs it.
-    static func query(_ statement: SQLFetchStatement) throws -> PostgresQuery {
+    /// `statement` as postgres-nio runs it, with a batch update's `constants` bound as their
+    /// attributes' columns keep them.
+    static func query(_ statement: SQLFetchStatement, constants: [(attribute: NSAttributeDescription, value: Any?)] = []) throws -> PostgresQuery {
         var bindings = PostgresBindings()
         for value in statement.bindings {
             switch value {
@@ -196,6 +197,11 @@ extension PostgresStore {
             case .real(let v): bindings.append(v)
             case .text(let v): bindings.append(v)
             case .blob(let v): try bindings.append(v)
+            case .constant(let n):
+                guard constants.indices.contains(n) else {
+                    throw PersistentStoreErrors.make(NSCoreDataError, "The statement binds constant \(n), which it was not given: \(statement.sql)")
+                }
+                try PostgresValueCoding.bind(constants[n].value, of: constants[n].attribute, into: &bindings)
             }
         }
         return PostgresQuery(unsafeSQL: statement.sql, binds: bindings)

@@ -73,7 +73,7 @@ extension PostgresStore {
     /// migration holds it) and checks that the schema under the store's name is still the one
     /// this store opened; a migration by another coordinator swapped it otherwise, and the save
     /// fails with `NSPersistentStoreIncompatibleSchemaError` (134020).
-    private func checkSchemaIsTheOneOpened(_ opened: Opened, on connection: PostgresConnection, logger: Logger) async throws {
+    func checkSchemaIsTheOneOpened(_ opened: Opened, on connection: PostgresConnection, logger: Logger) async throws {
         let schema = opened.location.schema, key = Self.advisoryLockKey(schema: schema)
         try await connection.query("SELECT pg_advisory_xact_lock_shared(hashtext(\(key)))", logger: logger)
         // A statement of its own: one statement sees the catalog as it was when it began,

@@ -191,7 +191,7 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
             stores: [store], url: store.url, underlying: error)
     }
 
-    // MARK: The store protocol (PostgresStore+Read.swift, +Prefetch.swift, +Save.swift)
+    // MARK: The store protocol (PostgresStore+Read.swift, +Prefetch.swift, +Save.swift, +BatchUpdate.swift)
 
     /// Answered from a read started by ``readAhead(_:)`` when there is one for exactly these IDs.
     open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
@@ -238,6 +238,15 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
 
     open override func save(_ changes: StoreSaveChanges) throws {
         try saveChanges(changes)
+    }
+
+    /// One `UPDATE … RETURNING` statement when PostgreSQL computes every value as the
+    /// evaluator would (`PostgresStore+BatchUpdate.swift`); otherwise through snapshots, as
+    /// the default.
+    open override func executeBatchUpdate(_ update: StoreBatchUpdate, returningIDs: Bool) throws -> StoreBatchOutcome {
+        if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
+        if let outcome = try updateRows(update, returningIDs: returningIDs) { return outcome }
+        return try super.executeBatchUpdate(update, returningIDs: returningIDs)
     }
 
     // MARK: Persistent history (PostgresStore+History.swift)

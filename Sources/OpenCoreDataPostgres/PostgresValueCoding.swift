@@ -36,6 +36,17 @@ public enum PostgresValueCoding {
         }
     }
 
+    /// Appends the stored form of `attribute`'s `value` (nil: NULL) to `bindings`: a
+    /// transformable's value transformed to its data, any other as ``bind(_:type:key:into:)``.
+    public static func bind(_ value: Any?, of attribute: NSAttributeDescription, into bindings: inout PostgresBindings) throws {
+        var value = value
+        if attribute.attributeType == .transformableAttributeType, let given = value, !(given is NSNull) {
+            value = try TransformableValueCoding.storedData(given, attribute: TransformableValueCoding.label(attribute),
+                                                            transformerName: attribute.valueTransformerName)
+        }
+        try bind(value, type: attribute.attributeType, key: attribute.name, into: &bindings)
+    }
+
     /// Appends `value` (nil: NULL) as a value of `type` to `bindings`. A value of another
     /// type fails with `NSManagedObjectValidationError` (1550) naming `key`.
     public static func bind(_ value: Any?, type: NSAttributeType, key: String, into bindings: inout PostgresBindings) throws {

@@ -14,6 +14,19 @@ package enum SQLBindingValue: Sendable, Equatable {
     case real(Double)
     case text(String)
     case blob(Data)
+    /// The constant number `n` of a batch update (``SQLBatchUpdateStatement/constants``),
+    /// which the store binds with its own coding of the attribute's type.
+    case constant(Int)
+}
+
+/// A batch update compiled for the PostgreSQL store: one `UPDATE … RETURNING "Z_PK", "Z_ENT"`.
+package struct SQLBatchUpdateStatement {
+    package let statement: SQLFetchStatement
+    /// The attribute and value (converted to the attribute's type; nil: null) of each
+    /// ``SQLBindingValue/constant(_:)`` of the statement, by number.
+    package let constants: [(attribute: NSAttributeDescription, value: Any?)]
+    /// The names of the integer attributes whose new values PostgreSQL computes.
+    package let computedIntegers: [String]
 }
 
 /// Fetch requests compiled by the one SQL compiler for the PostgreSQL store.
@@ -32,7 +45,7 @@ package enum SQLFetchStatements {
         let compiler = SQLFetchCompiler(mapping: SQLiteCompilerMapping(schema: schema, model: model), dialect: PostgreSQLDialect())
         let compiled = request.resultType == .countResultType
             ? try? compiler.count(request, entity: entity) : try? compiler.objects(request, entity: entity, columns: columns, asRecord: !columns.isEmpty)
-        return compiled.flatMap(statement)
+        return compiled.flatMap { statement($0) }
     }
 
     /// For an ID request whose rows are all of `entity` (it has no subentities, or the request
@@ -44,13 +57,31 @@ package enum SQLFetchStatements {
                                                 schema: SQLiteSchema, model: NSManagedObjectModel) -> SQLFetchStatement? {
         guard request.resultType == .managedObjectIDResultType, !request.includesSubentities || entity.subentities.isEmpty else { return nil }
         let compiler = SQLFetchCompiler(mapping: SQLiteCompilerMapping(schema: schema, model: model), dialect: PostgreSQLDialect())
-        guard let compiled = (try? compiler.objects(request, entity: entity, keysOnly: true)).flatMap(statement) else { return nil }
+        guard let compiled = (try? compiler.objects(request, entity: entity, keysOnly: true)).flatMap({ statement($0) }) else { return nil }
         return SQLFetchStatement(sql: "SELECT ARRAY(" + compiled.sql + ")", bindings: compiled.bindings)
     }
 
+    /// A batch update in one statement when PostgreSQL computes every value as the evaluator
+    /// would and the predicate runs there (``SQLBatchUpdatePlan``); nil otherwise, when the
+    /// store updates through snapshots. A constant of the wrong type throws
+    /// `NSManagedObjectValidationError` (1550).
+    package static func postgresBatchUpdate(_ update: StoreBatchUpdate, schema: SQLiteSchema,
+                                            model: NSManagedObjectModel) throws -> SQLBatchUpdateStatement? {
+        guard let plan = try SQLBatchUpdatePlan(update, schema: schema) else { return nil }
+        var constants: [(attribute: NSAttributeDescription, value: Any?)] = []
+        let compiled = try plan.statement(mapping: SQLiteCompilerMapping(schema: schema, model: model), dialect: PostgreSQLDialect(),
+                                          returning: []) { index, value in
+            constants.append((plan.assignments[index].attribute, value))
+            return .parameter(constants.count - 1)
+        }
+        guard let statement = compiled.flatMap({ statement($0, constants: true) }) else { return nil }
+        return SQLBatchUpdateStatement(statement: statement, constants: constants, computedIntegers: plan.computedIntegers.map(\.attribute.name))
+    }
+
     /// `statement` for another module; nil when it names a registered function or collation
-    /// or a value bound later (a statement compiled for a request shape).
-    private static func statement(_ statement: SQLStatement) -> SQLFetchStatement? {
+    /// or a value bound later (a statement compiled for a request shape), unless `constants`
+    /// says its parameters are a batch update's constants.
+    private static func statement(_ statement: SQLStatement, constants: Bool = false) -> SQLFetchStatement? {
         if statement.sql.contains("ocd_") { return nil }
         var bindings: [SQLBindingValue] = []
         for value in statement.bindings {
@@ -60,7 +91,9 @@ package enum SQLFetchStatements {
             case .real(let v): bindings.append(.real(v))
             case .text(let v): bindings.append(.text(v))
             case .blob(let v): bindings.append(.blob(v))
-            case .parameter: return nil
+            case .parameter(let n):
+                guard constants else { return nil }
+                bindings.append(.constant(n))
             }
         }
         return SQLFetchStatement(sql: statement.sql, bindings: bindings)
