@@ -191,7 +191,7 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
             stores: [store], url: store.url, underlying: error)
     }
 
-    // MARK: The store protocol (PostgresStore+Read.swift, +Prefetch.swift, +Save.swift, +BatchUpdate.swift)
+    // MARK: The store protocol (PostgresStore+Read.swift, +Prefetch.swift, +Save.swift, +BatchUpdate.swift, +BatchDelete.swift)
 
     /// Answered from a read started by ``readAhead(_:)`` when there is one for exactly these IDs.
     open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
@@ -247,6 +247,12 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
         if let outcome = try updateRows(update, returningIDs: returningIDs) { return outcome }
         return try super.executeBatchUpdate(update, returningIDs: returningIDs)
+    }
+
+    /// Set by set in SQL, with the batch delete rules as statements (`PostgresStore+BatchDelete.swift`).
+    open override func executeBatchDelete(_ objectIDs: [NSManagedObjectID], returningIDs: Bool) throws -> StoreBatchOutcome {
+        if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
+        return try deleteRows(objectIDs, returningIDs: returningIDs)
     }
 
     // MARK: Persistent history (PostgresStore+History.swift)

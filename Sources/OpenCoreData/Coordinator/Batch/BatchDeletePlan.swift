@@ -10,7 +10,7 @@ import Foundation
 /// - no action: nothing (the destinations keep their link);
 /// - deny: not supported for batch deletes; the request fails before anything is read
 ///   (`NSCoreDataError`, 134060), as Apple's does.
-struct BatchDeletePlan {
+package struct BatchDeletePlan {
     let store: NSPersistentStore
     private var deleted: [NSManagedObjectID: ObjectSnapshot] = [:]
     private var deletedOrder: [NSManagedObjectID] = []
@@ -74,7 +74,7 @@ struct BatchDeletePlan {
     }
 
     /// The error of a nullify that would leave `object`'s mandatory `inverse` empty, in Apple's words.
-    static func mandatoryInverseError(_ inverse: NSRelationshipDescription, object id: NSManagedObjectID, store: NSPersistentStore) -> NSError {
+    package static func mandatoryInverseError(_ inverse: NSRelationshipDescription, object id: NSManagedObjectID, store: NSPersistentStore) -> NSError {
         let kind = inverse.isToMany ? (inverse.inverseRelationship?.isToMany == true ? "MTM" : "OTM") : "OTO"
         return PersistentStoreErrors.make(NSPersistentStoreSaveError,
             "Batch delete failed due to mandatory \(kind) nullify inverse on \(inverse.entity?.name ?? "?")/\(inverse.name) (object \(id)).",
@@ -116,6 +116,17 @@ struct BatchDeletePlan {
             return try snapshot.toMany[relationship.name] ?? store.relatedObjectIDs(for: relationship, of: snapshot.objectID)
         }
         return (snapshot[relationship.name] as? NSManagedObjectID).map { [$0] } ?? []
+    }
+
+    /// Fails when the entity of one of `objectIDs`, or an entity their cascades reach, has a
+    /// deny rule.
+    package static func checkRules(of objectIDs: [NSManagedObjectID]) throws {
+        var checked: Set<ObjectIdentifier> = []
+        var last: NSEntityDescription?
+        for id in objectIDs where id.entity !== last {
+            last = id.entity
+            try checkRules(of: id.entity, checked: &checked)
+        }
     }
 
     /// Fails when `entity`, or an entity its cascades reach, has a deny rule.

@@ -4,12 +4,12 @@ import Testing
 @testable import OpenCoreData
 @testable import OpenCoreDataPostgres
 
-/// Batch updates on the PostgreSQL store run as one `UPDATE … RETURNING` over the rows, not
-/// through snapshots, when PostgreSQL computes every value as the evaluator would. (What every
-/// store does alike is in `BatchRequestTests`.)
-@Suite("PostgreSQL batch updates in SQL", .enabled(if: PostgresTestServer.unavailableReason == nil,
+/// Batch requests on the PostgreSQL store run in SQL over sets of rows, not through snapshots:
+/// an update is one `UPDATE … RETURNING` when PostgreSQL computes every value as the evaluator
+/// would, a delete runs set by set. (What every store does alike is in `BatchRequestTests`.)
+@Suite("PostgreSQL batch requests in SQL", .enabled(if: PostgresTestServer.unavailableReason == nil,
                                                  Comment(rawValue: PostgresTestServer.unavailableReason ?? "")))
-struct PostgresBatchUpdateTests {
+struct PostgresBatchRequestTests {
     private func update(_ entityName: String, _ values: [String: Any], _ format: String? = nil) -> StoreBatchUpdate {
         let entity = PostgresCompiledFetchTests.model.entitiesByName[entityName]!
         return StoreBatchUpdate(entity: entity, predicate: format.map { NSPredicate(format: $0) }, includesSubentities: true,
@@ -90,5 +90,52 @@ struct PostgresBatchUpdateTests {
         #expect(listener.next())
         let updated = try #require(listener.last?[NSUpdatedObjectIDsKey] as? Set<NSManagedObjectID>)
         #expect(Set(updated.map { $0.uriRepresentation() }) == inserted)
+    }
+
+    @Test func aDeleteRunsSetBySetWithoutReadingTheRowsItNullifies() throws {
+        let s = try CatalogScenario(storeType: NSPostgreSQLStoreType, options: [NSPersistentHistoryTrackingKey: true]) { model in
+            model.entitiesByName["Book"]?.attributesByName["title"]?.preservesValueInHistoryOnDeletion = true
+        }
+        let ann = s.insert("Author", ["name": "Ann"])
+        let bob = s.insert("Author", ["name": "Bob"])
+        let house = s.insert("Publisher", ["name": "House"])
+        for (title, author) in [("a1", ann), ("a2", ann), ("b1", bob)] {
+            let book = s.insert("Book", ["title": title])
+            s.context.performAndWait {
+                book.setValue(author, forKey: "author")
+                book.setValue(house, forKey: "publisher")
+            }
+        }
+        try s.save()
+        let url = try #require(s.store.url)
+        // A publisher's row no longer reads: the snapshot path would read it to nullify its books.
+        try PostgresStore.withServer(at: url) { connection, _, logger in
+            try await connection.query("ALTER TABLE \"ZPUBLISHER\" ALTER COLUMN \"ZNAME\" TYPE BIGINT USING 42", logger: logger)
+        }
+        let before = try s.context.performAndWait { try s.context.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil) }
+        let delete = NSBatchDeleteRequest(objectIDs: [s.context.performAndWait { ann.objectID }])
+        delete.resultType = .resultTypeObjectIDs
+        let deleted = try s.context.performAndWait { (try s.context.execute(delete) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID] }
+        // Ann and her two books (cascade), in the order they were added.
+        #expect(deleted?.map { $0.entity.name ?? "" } == ["Author", "Book", "Book"])
+        #expect(try s.stored("Book", "title") == ["b1"])
+        let versions = try PostgresStore.withServer(at: url) { connection, _, logger in
+            var versions: [Int64] = []
+            for try await version in try await connection.query("SELECT \"Z_OPT\" FROM \"ZPUBLISHER\"", logger: logger).decode(Int64.self) {
+                versions.append(version)
+            }
+            return versions
+        }
+        #expect(versions == [2], "the publisher lost two books")
+
+        let transactions = try #require(try s.context.performAndWait {
+            (try s.context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: before)) as? NSPersistentHistoryResult)?.result
+        } as? [NSPersistentHistoryTransaction])
+        #expect(transactions.count == 1)
+        let changes = transactions.first?.changes ?? []
+        #expect(Set(changes.filter { $0.changeType == .delete }.compactMap { $0.tombstone?["title"] as? String }) == ["a1", "a2"])
+        let updates = changes.filter { $0.changeType == .update }
+        #expect(updates.map { $0.changedObjectID.entity.name } == ["Publisher"])
+        #expect(updates.first?.updatedProperties?.map(\.name) == ["books"])
     }
 }
