@@ -28,8 +28,11 @@ public let NSPostgreSQLStoreType = "PostgreSQL"
 ///   `NSManagedObjectMergeError` (133020) listing every conflict, and writes nothing, so merge
 ///   policies behave as on SQLite. A deadlock or serialization failure is retried up to
 ///   ``retryLimit`` times, then reported as `NSPersistentStoreSaveError` (134030).
-/// - **Fetches** without a predicate or sort run in SQL; the others read the entity's rows and
-///   evaluate them with the evaluator every store shares, so results equal the other stores'.
+/// - **Fetches** of objects, IDs and counts run in SQL through the one SQL compiler; what needs
+///   a function only SQLite has, and dictionary requests, read the entity's rows and evaluate
+///   them with the evaluator every store shares, so results equal the other stores'.
+/// - **Batch updates and deletes** run in SQL with the SQLite store's statements, in one
+///   transaction that raises `Z_OPT`, records history and notifies other coordinators.
 ///
 /// Threading: Core Data's calls are synchronous; each one is bridged to postgres-nio's async
 /// pool by ``PostgresConnectionBridge`` (see there), never blocking an event-loop thread.

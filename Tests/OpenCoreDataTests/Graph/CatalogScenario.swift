@@ -45,6 +45,23 @@ final class CatalogScenario {
         return context
     }
 
+    /// Authors Ann (books a1, a2) and Bob (b1), every book published by House; saved.
+    @discardableResult
+    func insertAuthorsAndBooks() throws -> (ann: NSManagedObject, bob: NSManagedObject, house: NSManagedObject) {
+        let ann = insert("Author", ["name": "Ann"])
+        let bob = insert("Author", ["name": "Bob"])
+        let house = insert("Publisher", ["name": "House"])
+        for (title, author) in [("a1", ann), ("a2", ann), ("b1", bob)] {
+            let book = insert("Book", ["title": title])
+            context.performAndWait {
+                book.setValue(author, forKey: "author")
+                book.setValue(house, forKey: "publisher")
+            }
+        }
+        try save()
+        return (ann, bob, house)
+    }
+
     /// Inserts an object with `values` into ``context`` (on its queue).
     @discardableResult
     func insert(_ entity: String, _ values: [String: Any], in context: NSManagedObjectContext? = nil) -> NSManagedObject {

@@ -61,17 +61,7 @@ struct SQLiteBatchStatementTests {
         let s = try CatalogScenario(storeType: NSSQLiteStoreType, options: [NSPersistentHistoryTrackingKey: true]) { model in
             model.entitiesByName["Book"]?.attributesByName["title"]?.preservesValueInHistoryOnDeletion = true
         }
-        let ann = s.insert("Author", ["name": "Ann"])
-        let bob = s.insert("Author", ["name": "Bob"])
-        let house = s.insert("Publisher", ["name": "House"])
-        for (title, author) in [("a1", ann), ("a2", ann), ("b1", bob)] {
-            let book = s.insert("Book", ["title": title])
-            s.context.performAndWait {
-                book.setValue(author, forKey: "author")
-                book.setValue(house, forKey: "publisher")
-            }
-        }
-        try s.save()
+        try s.insertAuthorsAndBooks()
         let before = try s.context.performAndWait { try s.context.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil) }
         let delete = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Author"))
         delete.fetchRequest.predicate = NSPredicate(format: "name == 'Ann'")

@@ -96,17 +96,7 @@ struct PostgresBatchRequestTests {
         let s = try CatalogScenario(storeType: NSPostgreSQLStoreType, options: [NSPersistentHistoryTrackingKey: true]) { model in
             model.entitiesByName["Book"]?.attributesByName["title"]?.preservesValueInHistoryOnDeletion = true
         }
-        let ann = s.insert("Author", ["name": "Ann"])
-        let bob = s.insert("Author", ["name": "Bob"])
-        let house = s.insert("Publisher", ["name": "House"])
-        for (title, author) in [("a1", ann), ("a2", ann), ("b1", bob)] {
-            let book = s.insert("Book", ["title": title])
-            s.context.performAndWait {
-                book.setValue(author, forKey: "author")
-                book.setValue(house, forKey: "publisher")
-            }
-        }
-        try s.save()
+        let ann = try s.insertAuthorsAndBooks().ann
         let url = try #require(s.store.url)
         // A publisher's row no longer reads: the snapshot path would read it to nullify its books.
         try PostgresStore.withServer(at: url) { connection, _, logger in
