@@ -32,7 +32,6 @@ struct PostgresBatchRequestTests {
         #expect(compiled.statement.bindings.filter { if case .constant = $0 { true } else { false } }.count == 2)
         #expect(compiled.constants.map(\.attribute.name) == ["isCompleted", "name"])
         #expect(compiled.constants.first?.value as? Bool == true && compiled.constants.last.map { $0.value == nil } == true)
-        #expect(compiled.computedIntegers == ["age"])
         #expect(compiled.statement.bindings.contains(.integer(3)))
     }
 

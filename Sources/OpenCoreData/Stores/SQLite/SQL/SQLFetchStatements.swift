@@ -25,8 +25,6 @@ package struct SQLBatchUpdateStatement {
     /// The attribute and value (converted to the attribute's type; nil: null) of each
     /// ``SQLBindingValue/constant(_:)`` of the statement, by number.
     package let constants: [(attribute: NSAttributeDescription, value: Any?)]
-    /// The names of the integer attributes whose new values PostgreSQL computes.
-    package let computedIntegers: [String]
 }
 
 /// Fetch requests compiled by the one SQL compiler for the PostgreSQL store.
@@ -75,7 +73,7 @@ package enum SQLFetchStatements {
             return .parameter(constants.count - 1)
         }
         guard let statement = compiled.flatMap({ statement($0, constants: true) }) else { return nil }
-        return SQLBatchUpdateStatement(statement: statement, constants: constants, computedIntegers: plan.computedIntegers.map(\.attribute.name))
+        return SQLBatchUpdateStatement(statement: statement, constants: constants)
     }
 
     /// `statement` for another module; nil when it names a registered function or collation
