@@ -42,6 +42,7 @@ struct PostgresBatchRequestTests {
     }
 
     @Test func anUpdateRunsInOneStatementThatReadsNoRow() throws {
+        PostgresStore.registerStoreClass()
         let s = try CatalogScenario(storeType: NSPostgreSQLStoreType)
         for (title, views) in [("a", 1), ("b", 5), ("c", 10)] { s.insert("Post", ["title": title, "views": Int64(views), "score": 1.5]) }
         try s.save()
@@ -74,7 +75,7 @@ struct PostgresBatchRequestTests {
         #expect(throws: NSError.self) { try s.context.performAndWait { try s.context.execute(snapshots) } }
     }
 
-    @Test func anotherCoordinatorIsToldOfTheUpdatedObjects() throws {
+    @Test func anotherCoordinatorIsToldOfTheUpdatedAndDeletedObjects() throws {
         let url = try PostgresRemoteChangeTests.freshURL()
         let watched = try PostgresRemoteChangeTests.coordinator(url, watched: true)
         let other = try PostgresRemoteChangeTests.coordinator(url, watched: false)
@@ -89,9 +90,16 @@ struct PostgresBatchRequestTests {
         #expect(listener.next())
         let updated = try #require(listener.last?[NSUpdatedObjectIDsKey] as? Set<NSManagedObjectID>)
         #expect(Set(updated.map { $0.uriRepresentation() }) == inserted)
+
+        let delete = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Counter"))
+        _ = try context.performAndWait { try context.execute(delete) }
+        #expect(listener.next())
+        let deleted = try #require(listener.last?[NSDeletedObjectIDsKey] as? Set<NSManagedObjectID>)
+        #expect(Set(deleted.map { $0.uriRepresentation() }) == inserted)
     }
 
     @Test func aDeleteRunsSetBySetWithoutReadingTheRowsItNullifies() throws {
+        PostgresStore.registerStoreClass()
         let s = try CatalogScenario(storeType: NSPostgreSQLStoreType, options: [NSPersistentHistoryTrackingKey: true]) { model in
             model.entitiesByName["Book"]?.attributesByName["title"]?.preservesValueInHistoryOnDeletion = true
         }
