@@ -1,4 +1,5 @@
 import Testing
+import OpenCoreDataPostgres
 @testable import OpenCoreData
 
 /// A typed subclass whose per-key rule runs when a context saves it.
@@ -128,5 +129,34 @@ final class ValidationSavedPerson: NSManagedObject {
         person.setValue("Somebody", forKey: "name")
         try context.save()
         #expect(try savedCount("Person", like: context) == 1)
+    }
+}
+
+/// Validation at save reads what changed, not what was never loaded.
+@Suite struct ValidationFaultTests {
+    /// Saving an attribute change leaves a to-many relationship that was never read a fault on
+    /// every store: validating it would read it from the store, one query per saved object.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func savingAnAttributeChangeDoesNotReadToManyRelationships(_ storeType: String) throws {
+        let s = try CatalogScenario(storeType: storeType)
+        let post = s.insert("Post", ["title": "first"])
+        let tag = s.insert("Tag", ["name": "swift"])
+        s.context.performAndWait { post.mutableSetValue(forKey: "tags").add(tag) }
+        try s.save()
+
+        let other = CatalogScenario.newContext(on: s.coordinator)
+        let (wasFault, isFault) = try other.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Post")
+            let fetched = try #require(try other.fetch(request).first)
+            fetched.setValue("second", forKey: "title")
+            let wasFault = fetched.hasFault(forRelationshipNamed: "tags")
+            try other.save()
+            return (wasFault, fetched.hasFault(forRelationshipNamed: "tags"))
+        }
+        // The SQL stores read rows without join tables; the atomic stores load everything.
+        if [NSSQLiteStoreType, NSPostgreSQLStoreType].contains(storeType) { #expect(wasFault) }
+        #expect(isFault == wasFault)
+        #expect(try s.stored("Post", "title") == ["second"])
+        #expect((try s.storedObject("Post", "TRUEPREDICATE")?["tags"] as? [String]) == ["swift"])
     }
 }

@@ -19,7 +19,9 @@ enum ObjectValidation {
     ///   transient ones included) is read with `value(forKey:)` and passed through
     ///   `object.validateValue(_:forKey:)`, so that subclass overrides run. Derived attributes
     ///   (computed by the store) and fetched properties are skipped. The coerced values are not
-    ///   written back.
+    ///   written back. At update, a to-many relationship that is still a fault is skipped: it
+    ///   holds what the store has, unchanged, and reading it would fire the fault (one store
+    ///   read per object saved).
     /// - delete: every relationship with the deny rule that still has a destination object gives
     ///   `NSValidationRelationshipDeniedDeleteError` (1600).
     ///
@@ -38,6 +40,9 @@ enum ObjectValidation {
             if isPlain { object.fireFaultIfNeeded() }
             let values = isPlain ? object.state?.values : nil
             for slot in 0..<layout.count where layout.rules[slot].isValidatedAtSave {
+                // A to-many relationship never read is the store's, unchanged since it was
+                // saved (a change reads it first): validating it would only cost a store read.
+                if phase == .update, layout.kinds[slot] == .toMany, object.isToManyFault(layout.names[slot]) { continue }
                 do {
                     if isPlain {
                         if let values, layout.kinds[slot] == .attribute, layout.rules[slot].accepts(values[slot]) { continue }
