@@ -22,6 +22,19 @@ public struct PostgresChangeChannel: Sendable {
         try await connection.query("SELECT pg_notify(\(name), \(payload))", logger: logger)
     }
 
+    /// Queues `payloads` in order, as ``notify(_:on:logger:)`` does, and returns the OID of
+    /// `schema` in the same statement (nil when there is no such schema): a save's last
+    /// statement before `COMMIT`, which checks that a migration did not swap its schema.
+    func notify(_ payloads: [String], readingOIDOf schema: String, on connection: PostgresConnection, logger: Logger) async throws -> Int64? {
+        let rows = try await connection.query("""
+            SELECT (SELECT oid::int8 FROM pg_namespace WHERE nspname = \(schema)), pg_notify(\(name), p) \
+            FROM unnest(\(payloads)::text[]) WITH ORDINALITY AS u(p, n) ORDER BY n
+            """, logger: logger)
+        var oid: Int64?
+        for try await row in rows where oid == nil { oid = try row.decode(Int64?.self) }
+        return oid
+    }
+
     /// Calls `handler` with each payload sent on the channel from now on, on a connection of
     /// `bridge`'s pool held for the purpose, until the listener is stopped. Returns once the
     /// server listens, so that nothing sent afterwards is missed. When the connection drops,

@@ -3,7 +3,8 @@ import OpenCoreData
 import PostgresNIO
 
 /// Writes the rows of one save inside its transaction: inserts at version 1, updates and
-/// deletes guarded by `"Z_OPT" = $n`, join-table rows and to-many orders.
+/// deletes guarded by `"Z_OPT" = $n`, join-table rows and to-many orders. Inserts and updates
+/// write the rows of one entity in one statement, as many as its parameters allow.
 ///
 /// An update or delete that matches no row (another process changed or deleted it) is
 /// collected in ``conflicts`` instead of throwing, so the save can report every conflict at
@@ -23,7 +24,15 @@ struct PostgresRowWriter {
         let toOne: [SQLForeignKey]
         /// The column names, in binding order.
         var columns: [String] { attributes.map(\.column) + toOne.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) } }
+        /// The columns' types, in binding order: what a `VALUES` list casts its parameters to.
+        var columnTypes: [String] {
+            attributes.map { PostgresValueCoding.columnType(for: $0.attribute.attributeType) ?? "TEXT" }
+                + toOne.flatMap { $0.entityColumn == nil ? ["BIGINT"] : ["BIGINT", "BIGINT"] }
+        }
     }
+
+    /// The most parameters one statement binds: PostgreSQL counts them in 16 bits (65,535).
+    static let parameterLimit = 32_767
 
     init(opened: PostgresStore.Opened, connection: PostgresConnection, logger: Logger) {
         self.opened = opened
@@ -65,34 +74,106 @@ struct PostgresRowWriter {
         }
     }
 
-    /// Inserts a new row at version 1.
-    mutating func insert(_ snapshot: ObjectSnapshot) async throws {
-        let plan = try plan(for: snapshot.objectID.entity)
-        var bindings = PostgresBindings()
-        bindings.append(snapshot.objectID.primaryKey ?? 0)
-        bindings.append(plan.number)
-        try bindValues(of: snapshot, plan: plan, into: &bindings)
-        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.columns
-        let values = ["$1", "$2", "1"] + (0..<plan.columns.count).map { "$\($0 + 3)" }
-        try await connection.query(PostgresQuery(unsafeSQL:
-            "INSERT INTO \(plan.table) (\(columns.map(PostgresSQL.quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
-            binds: bindings), logger: logger)
+    /// `snapshots` by entity, in the order each entity first appears, each entity's in order.
+    private mutating func groupedByEntity(_ snapshots: [ObjectSnapshot]) throws -> [(plan: Plan, snapshots: [ObjectSnapshot])] {
+        var groups: [(plan: Plan, snapshots: [ObjectSnapshot])] = []
+        var groupOfEntity: [Int64: Int] = [:]
+        for snapshot in snapshots {
+            let plan = try plan(for: snapshot.objectID.entity)
+            if let group = groupOfEntity[plan.number] {
+                groups[group].snapshots.append(snapshot)
+            } else {
+                groupOfEntity[plan.number] = groups.count
+                groups.append((plan, [snapshot]))
+            }
+        }
+        return groups
     }
 
-    /// Writes every column of the entity and increments `Z_OPT`, if the row is still at the
-    /// snapshot's version.
-    mutating func update(_ snapshot: ObjectSnapshot) async throws {
-        let plan = try plan(for: snapshot.objectID.entity)
-        var bindings = PostgresBindings()
-        try bindValues(of: snapshot, plan: plan, into: &bindings)
-        let columns = plan.columns
-        bindings.append(snapshot.objectID.primaryKey ?? 0)
-        bindings.append(snapshot.version)
-        let assignments = columns.enumerated().map { "\(PostgresSQL.quote($1)) = $\($0 + 1)" } + ["\"Z_OPT\" = \"Z_OPT\" + 1"]
-        let rows = try await connection.query(PostgresQuery(unsafeSQL:
-            "UPDATE \(plan.table) SET \(assignments.joined(separator: ", ")) WHERE \"Z_PK\" = $\(columns.count + 1) AND \"Z_OPT\" = $\(columns.count + 2) RETURNING \"Z_PK\"",
-            binds: bindings), logger: logger)
-        if try await !Self.anyRow(rows) { conflicts.append(snapshot) }
+    /// `snapshots` in runs that bind at most ``parameterLimit`` parameters, `width` per row.
+    private static func statementRuns(_ snapshots: [ObjectSnapshot], width: Int) -> [ArraySlice<ObjectSnapshot>] {
+        let perStatement = max(1, parameterLimit / max(1, width))
+        return stride(from: 0, to: snapshots.count, by: perStatement).map { snapshots[$0..<min($0 + perStatement, snapshots.count)] }
+    }
+
+    /// The placeholders of a `VALUES` row: `$first`… one per entry of `columns`, each a fixed
+    /// text (`1`), a bare placeholder (nil) or one cast to the given type.
+    private static func valuesRow(_ columns: [ValuesColumn], first: Int) -> String {
+        var next = first
+        return "(" + columns.map { column in
+            switch column {
+            case .literal(let text): return text
+            case .parameter(let type):
+                defer { next += 1 }
+                return type.map { "$\(next)::\($0)" } ?? "$\(next)"
+            }
+        }.joined(separator: ", ") + ")"
+    }
+
+    /// One column of a `VALUES` row.
+    private enum ValuesColumn {
+        case literal(String)
+        /// A bound value, cast to the type when one is given.
+        case parameter(String?)
+    }
+
+    /// Inserts the new rows at version 1: the rows of one entity in one statement (as many as
+    /// its parameters allow).
+    mutating func insert(_ snapshots: [ObjectSnapshot]) async throws {
+        for (plan, snapshots) in try groupedByEntity(snapshots) {
+            let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.columns
+            let row = [ValuesColumn.parameter(nil), .parameter(nil), .literal("1")] + plan.columns.map { _ in .parameter(nil) }
+            let width = columns.count - 1
+            for run in Self.statementRuns(snapshots, width: width) {
+                var bindings = PostgresBindings()
+                var rows: [String] = []
+                rows.reserveCapacity(run.count)
+                for (index, snapshot) in run.enumerated() {
+                    bindings.append(snapshot.objectID.primaryKey ?? 0)
+                    bindings.append(plan.number)
+                    try bindValues(of: snapshot, plan: plan, into: &bindings)
+                    rows.append(Self.valuesRow(row, first: index * width + 1))
+                }
+                try await connection.query(PostgresQuery(unsafeSQL:
+                    "INSERT INTO \(plan.table) (\(columns.map(PostgresSQL.quote).joined(separator: ", "))) VALUES \(rows.joined(separator: ", "))",
+                    binds: bindings), logger: logger)
+            }
+        }
+    }
+
+    /// Writes every column of each snapshot's entity and increments `Z_OPT` of each row still at
+    /// its snapshot's version. The rows of one entity go in one statement (as many as its
+    /// parameters allow): their values in a `VALUES` list joined on `Z_PK` and `Z_OPT`, so a
+    /// save of many objects costs one round trip per entity, not one per object. The values
+    /// are cast to their columns' types, which a `VALUES` list does not take from the table.
+    mutating func update(_ snapshots: [ObjectSnapshot]) async throws {
+        for (plan, snapshots) in try groupedByEntity(snapshots) {
+            let columns = plan.columns
+            let row = (plan.columnTypes + ["BIGINT", "BIGINT"]).map { ValuesColumn.parameter($0) }
+            let names = columns.indices.map { "v\($0)" } + ["pk", "opt"]
+            let assignments = zip(columns, names).map { "\(PostgresSQL.quote($0)) = v.\($1)" } + ["\"Z_OPT\" = t.\"Z_OPT\" + 1"]
+            for run in Self.statementRuns(snapshots, width: row.count) {
+                var bindings = PostgresBindings()
+                var rows: [String] = []
+                rows.reserveCapacity(run.count)
+                for (index, snapshot) in run.enumerated() {
+                    try bindValues(of: snapshot, plan: plan, into: &bindings)
+                    bindings.append(snapshot.objectID.primaryKey ?? 0)
+                    bindings.append(snapshot.version)
+                    rows.append(Self.valuesRow(row, first: index * row.count + 1))
+                }
+                let written = try await connection.query(PostgresQuery(unsafeSQL: """
+                    UPDATE \(plan.table) AS t SET \(assignments.joined(separator: ", ")) \
+                    FROM (VALUES \(rows.joined(separator: ", "))) AS v(\(names.joined(separator: ", "))) \
+                    WHERE t."Z_PK" = v.pk AND t."Z_OPT" = v.opt RETURNING t."Z_PK"
+                    """, binds: bindings), logger: logger)
+                var keys = Set<Int64>()
+                for try await row in written { keys.insert(try row.decode(Int64.self)) }
+                if keys.count < run.count {
+                    conflicts += run.filter { !keys.contains($0.objectID.primaryKey ?? 0) }
+                }
+            }
+        }
     }
 
     /// Deletes the row if it is still at the snapshot's version, with its join-table rows and
@@ -114,7 +195,7 @@ struct PostgresRowWriter {
             case .joinTable(let name, let source, _, _):
                 try await run("DELETE FROM \(PostgresSQL.qualified(schemaName, name)) WHERE \(PostgresSQL.quote(source)) = $1", key)
             case .destinationKey(let table, let column, let orderColumn, _):
-                try await clearDestinationKeys(table: table, column: column, orderColumn: orderColumn, source: key)
+                try await clearDestinationKeys(table: table, column: column, orderColumn: orderColumn, sources: [key])
             case .inverseForeignKey:
                 continue
             }
@@ -124,61 +205,91 @@ struct PostgresRowWriter {
     /// Join-table rows and `Z_FOK_` orders from the to-many relationships the snapshots carry
     /// (a relationship missing from a snapshot was not loaded and is left as it is). All
     /// deletions run before any insertion, so the two sides of a many-to-many can both be saved.
+    /// Each relationship's rows are written in one statement for all the snapshots, with the
+    /// keys as arrays; a new object has no rows to delete.
     mutating func writeToMany(_ changes: StoreSaveChanges) async throws {
         let written = changes.toManyWrites
+        if written.isEmpty { return }
+        let inserted = Set(changes.inserted.map(\.objectID))
+        // Per relationship mapping, in the order first met: the sources whose rows go, and the
+        // rows to write (source, destination, position).
+        var mappings: [SQLToManyMapping] = []
+        var cleared: [SQLToManyMapping: [Int64]] = [:]
+        var rows: [SQLToManyMapping: (sources: [Int64], destinations: [Int64], orders: [Int64])] = [:]
         for snapshot in written {
-            guard let mapping = opened.schema.entity(named: snapshot.objectID.entity.name ?? "") else { continue }
-            let key = snapshot.objectID.primaryKey ?? 0
-            for name in snapshot.toMany.keys {
-                switch mapping.toMany[name] {
-                case .joinTable(let table, let source, _, _):
-                    try await run("DELETE FROM \(PostgresSQL.qualified(schemaName, table)) WHERE \(PostgresSQL.quote(source)) = $1", key)
-                case .destinationKey(let table, let column, let orderColumn, _):
-                    try await clearDestinationKeys(table: table, column: column, orderColumn: orderColumn, source: key)
-                default:
-                    continue
-                }
-            }
-        }
-        for snapshot in written {
-            guard let mapping = opened.schema.entity(named: snapshot.objectID.entity.name ?? "") else { continue }
+            guard let entity = opened.schema.entity(named: snapshot.objectID.entity.name ?? "") else { continue }
             let key = snapshot.objectID.primaryKey ?? 0
             for (name, destinations) in snapshot.toMany {
+                guard let mapping = entity.toMany[name] else { continue }
+                if cleared[mapping] == nil && rows[mapping] == nil { mappings.append(mapping) }
+                if !inserted.contains(snapshot.objectID) { cleared[mapping, default: []].append(key) }
                 let keys = destinations.compactMap(\.primaryKey)
-                let orders = keys.indices.map { SQLiteStore.orderValue($0) }
-                switch mapping.toMany[name] {
-                case .joinTable(let table, let source, let destination, let orderColumn):
-                    // One statement for every row: the destinations and their positions as arrays.
-                    let order = orderColumn.map { ", " + PostgresSQL.quote($0) } ?? ""
-                    let orderValue = orderColumn == nil ? "" : ", o"
-                    try await run("""
-                        INSERT INTO \(PostgresSQL.qualified(schemaName, table)) (\(PostgresSQL.quote(source)), \(PostgresSQL.quote(destination))\(order)) \
-                        SELECT $1, d\(orderValue) FROM unnest($2::bigint[], $3::bigint[]) AS u(d, o) ON CONFLICT DO NOTHING
-                        """, key, keys, orders)
-                case .destinationKey(let table, let column, let orderColumn, _):
-                    let order = orderColumn.map { ", \(PostgresSQL.quote($0)) = u.o" } ?? ""
-                    try await run("""
-                        UPDATE \(PostgresSQL.qualified(schemaName, table)) AS t SET \(PostgresSQL.quote(column)) = $1\(order) \
-                        FROM unnest($2::bigint[], $3::bigint[]) AS u(d, o) WHERE t."Z_PK" = u.d
-                        """, key, keys, orders)
-                case .inverseForeignKey(let table, _, let orderColumn?, _):
-                    try await run("""
-                        UPDATE \(PostgresSQL.qualified(schemaName, table)) AS t SET \(PostgresSQL.quote(orderColumn)) = u.o \
-                        FROM unnest($1::bigint[], $2::bigint[]) AS u(d, o) WHERE t."Z_PK" = u.d
-                        """, keys, orders)
-                default:
-                    continue
-                }
+                if keys.isEmpty { continue }
+                var entry = rows.removeValue(forKey: mapping) ?? ([], [], [])
+                entry.sources += repeatElement(key, count: keys.count)
+                entry.destinations += keys
+                entry.orders += keys.indices.map { SQLiteStore.orderValue($0) }
+                rows[mapping] = entry
+            }
+        }
+        for mapping in mappings {
+            guard let sources = cleared[mapping] else { continue }
+            switch mapping {
+            case .joinTable(let table, let source, _, _):
+                try await run("DELETE FROM \(PostgresSQL.qualified(schemaName, table)) WHERE \(PostgresSQL.quote(source)) = ANY($1)", sources)
+            case .destinationKey(let table, let column, let orderColumn, _):
+                try await clearDestinationKeys(table: table, column: column, orderColumn: orderColumn, sources: sources)
+            case .inverseForeignKey:
+                continue
+            }
+        }
+        for mapping in mappings {
+            guard let (sources, destinations, orders) = rows[mapping] else { continue }
+            switch mapping {
+            case .joinTable(let table, let source, let destination, let orderColumn):
+                let order = orderColumn.map { ", " + PostgresSQL.quote($0) } ?? ""
+                let orderValue = orderColumn == nil ? "" : ", o"
+                try await run("""
+                    INSERT INTO \(PostgresSQL.qualified(schemaName, table)) (\(PostgresSQL.quote(source)), \(PostgresSQL.quote(destination))\(order)) \
+                    SELECT s, d\(orderValue) FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(s, d, o) ON CONFLICT DO NOTHING
+                    """, sources, destinations, orders)
+            case .destinationKey(let table, let column, let orderColumn, _):
+                // A destination listed twice takes its last place, as if written one by one.
+                let (sources, destinations, orders) = Self.lastPerDestination(sources, destinations, orders)
+                let order = orderColumn.map { ", \(PostgresSQL.quote($0)) = u.o" } ?? ""
+                try await run("""
+                    UPDATE \(PostgresSQL.qualified(schemaName, table)) AS t SET \(PostgresSQL.quote(column)) = u.s\(order) \
+                    FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(s, d, o) WHERE t."Z_PK" = u.d
+                    """, sources, destinations, orders)
+            case .inverseForeignKey(let table, _, let orderColumn?, _):
+                let (_, destinations, orders) = Self.lastPerDestination(sources, destinations, orders)
+                try await run("""
+                    UPDATE \(PostgresSQL.qualified(schemaName, table)) AS t SET \(PostgresSQL.quote(orderColumn)) = u.o \
+                    FROM unnest($1::bigint[], $2::bigint[]) AS u(d, o) WHERE t."Z_PK" = u.d
+                    """, destinations, orders)
+            case .inverseForeignKey:
+                continue
             }
         }
     }
 
+    /// The rows with each destination's last occurrence only, in their order: one `UPDATE …
+    /// FROM` must not meet a row twice (PostgreSQL would apply either).
+    private static func lastPerDestination(_ sources: [Int64], _ destinations: [Int64],
+                                           _ orders: [Int64]) -> ([Int64], [Int64], [Int64]) {
+        var last: [Int64: Int] = [:]
+        for (index, destination) in destinations.enumerated() { last[destination] = index }
+        if last.count == destinations.count { return (sources, destinations, orders) }
+        let kept = destinations.indices.filter { last[destinations[$0]] == $0 }
+        return (kept.map { sources[$0] }, kept.map { destinations[$0] }, kept.map { orders[$0] })
+    }
+
     /// Sets the key (and order) column of a to-many relationship without an inverse to NULL in
-    /// every destination row of `source`. The destinations' `Z_OPT` stays: their own properties
-    /// did not change.
-    private func clearDestinationKeys(table: String, column: String, orderColumn: String?, source: Int64) async throws {
+    /// every destination row of the `sources`. The destinations' `Z_OPT` stays: their own
+    /// properties did not change.
+    private func clearDestinationKeys(table: String, column: String, orderColumn: String?, sources: [Int64]) async throws {
         let assignments = ([column] + (orderColumn.map { [$0] } ?? [])).map { "\(PostgresSQL.quote($0)) = NULL" }.joined(separator: ", ")
-        try await run("UPDATE \(PostgresSQL.qualified(schemaName, table)) SET \(assignments) WHERE \(PostgresSQL.quote(column)) = $1", source)
+        try await run("UPDATE \(PostgresSQL.qualified(schemaName, table)) SET \(assignments) WHERE \(PostgresSQL.quote(column)) = ANY($1)", sources)
     }
 
     /// Runs `sql` with `values` bound to `$1`, `$2`…

@@ -32,6 +32,9 @@ extension PostgresStore {
 
     /// Writes in one transaction. Updates and deletes carry `AND "Z_OPT" = $n`: those that
     /// match no row are the save's conflicts (133020), reported together, and nothing is written.
+    ///
+    /// Round trips: `BEGIN`, the schema lock, the rows (one statement per entity for inserts and for updates),
+    /// one statement that queues the change notices and reads the schema's OID, `COMMIT`.
     func saveChanges(_ changes: StoreSaveChanges) throws {
         if changes.isEmpty { return }
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
@@ -44,11 +47,11 @@ extension PostgresStore {
         do {
             try withConnection { [logger] connection, opened in
                 try await Self.transaction(on: connection, logger: logger) { connection in
-                    try await self.checkSchemaIsTheOneOpened(opened, on: connection, logger: logger)
+                    try await Self.lockSchemaShared(opened, on: connection, logger: logger)
                     var writer = PostgresRowWriter(opened: opened, connection: connection, logger: logger)
                     for snapshot in changes.deleted { try await writer.delete(snapshot) }
-                    for snapshot in changes.inserted { try await writer.insert(snapshot) }
-                    for snapshot in changes.updated { try await writer.update(snapshot) }
+                    try await writer.insert(changes.inserted)
+                    try await writer.update(changes.updated)
                     if !writer.conflicts.isEmpty {
                         throw self.mergeError(try await self.conflicts(among: writer.conflicts, opened: opened, on: connection, logger: logger))
                     }
@@ -59,12 +62,13 @@ extension PostgresStore {
                     // Last, so that the history counter's row lock is held for a moment only.
                     if self.recordsPersistentHistory { try await self.recordHistory(changes, opened: opened, on: connection, logger: logger) }
                     // Delivered to listeners only if the transaction commits.
-                    let channel = PostgresChangeChannel(schema: opened.location.schema)
-                    for notice in notices { try await channel.notify(notice, on: connection, logger: logger) }
+                    let oid = try await PostgresChangeChannel(schema: opened.location.schema)
+                        .notify(notices, readingOIDOf: opened.location.schema, on: connection, logger: logger)
+                    if oid != opened.schemaOID { throw self.schemaReplacedError(opened) }
                 }
             }
         } catch {
-            throw writeFailure(error)
+            throw replacedSchemaFailure(error) ?? writeFailure(error)
         }
         if let (_, count) = pending { metadataWritten(count) }
     }
@@ -74,14 +78,40 @@ extension PostgresStore {
     /// this store opened; a migration by another coordinator swapped it otherwise, and the save
     /// fails with `NSPersistentStoreIncompatibleSchemaError` (134020).
     func checkSchemaIsTheOneOpened(_ opened: Opened, on connection: PostgresConnection, logger: Logger) async throws {
-        let schema = opened.location.schema, key = Self.advisoryLockKey(schema: schema)
-        try await connection.query("SELECT pg_advisory_xact_lock_shared(hashtext(\(key)))", logger: logger)
+        try await Self.lockSchemaShared(opened, on: connection, logger: logger)
         // A statement of its own: one statement sees the catalog as it was when it began,
         // before it waited for the lock.
-        guard try await Self.schemaOID(schema, on: connection, logger: logger) != opened.schemaOID else { return }
-        throw PersistentStoreErrors.make(NSPersistentStoreIncompatibleSchemaError,
-            "The \(PersistentStoreErrors.name(of: self)) was migrated by another coordinator since it was opened (schema \(schema) was replaced); "
-                + "nothing was saved. Add the store again with the model it now has.", stores: [self], url: url)
+        guard try await Self.schemaOID(opened.location.schema, on: connection, logger: logger) != opened.schemaOID else { return }
+        throw schemaReplacedError(opened)
+    }
+
+    /// Takes the store's advisory lock shared for the transaction, waiting while a migration
+    /// holds it. A statement that begins once it is held sees the schema the migration left.
+    static func lockSchemaShared(_ opened: Opened, on connection: PostgresConnection, logger: Logger) async throws {
+        let key = advisoryLockKey(schema: opened.location.schema)
+        try await connection.query("SELECT pg_advisory_xact_lock_shared(hashtext(\(key)))", logger: logger)
+    }
+
+    /// The error of a write to a schema a migration by another coordinator swapped in since the
+    /// store opened: `NSPersistentStoreIncompatibleSchemaError` (134020).
+    func schemaReplacedError(_ opened: Opened) -> NSError {
+        PersistentStoreErrors.make(NSPersistentStoreIncompatibleSchemaError,
+            "The \(PersistentStoreErrors.name(of: self)) was migrated by another coordinator since it was opened (schema \(opened.location.schema) "
+                + "was replaced); nothing was saved. Add the store again with the model it now has.", stores: [self], url: url)
+    }
+
+    /// The schema error, when a save failed because its statements met a schema a migration
+    /// swapped in (the server refused them, or rows were not at the versions read): the save
+    /// checks the schema last, so a statement can fail on the new one first. Nil for other
+    /// errors, when the schema is the one opened, or when the check itself fails.
+    private func replacedSchemaFailure(_ error: Error) -> Error? {
+        let nsError = error as NSError
+        guard nsError.domain != NSCocoaErrorDomain || nsError.code == NSManagedObjectMergeError else { return nil }
+        guard let opened = try? open(),
+              let oid = try? withConnection({ [logger] connection, opened in
+                  try await Self.schemaOID(opened.location.schema, on: connection, logger: logger)
+              }), oid != opened.schemaOID else { return nil }
+        return schemaReplacedError(opened)
     }
 
     /// The error a failed write throws: Core Data's errors as they are, a violated unique index

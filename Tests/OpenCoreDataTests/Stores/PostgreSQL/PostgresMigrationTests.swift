@@ -111,20 +111,40 @@ struct PostgresMigrationTests {
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 2)
     }
 
+    /// What a coordinator still on version 1 saves after another migrated the store.
+    enum StaleChange: CaseIterable, Sendable {
+        /// A new person: the server refuses the insert of version 1's columns.
+        case insert
+        /// A person read before the migration, renamed: the server refuses the update.
+        case update
+        /// A person read before the migration, deleted: the statement may succeed on the new
+        /// schema, and the check at the end of the save refuses it.
+        case delete
+    }
+
     /// A coordinator still on version 1 when another migrates the store: its next save fails
     /// with 134020 and writes nothing, rather than writing old-model rows into the migrated
-    /// store.
-    @Test func aSaveAfterAnotherCoordinatorMigratedTheStoreFailsAndWritesNothing() throws {
+    /// store, whichever statement meets the new schema first.
+    @Test(arguments: StaleChange.allCases)
+    func aSaveAfterAnotherCoordinatorMigratedTheStoreFailsAndWritesNothing(_ change: StaleChange) throws {
         let (url, folder, package) = try Self.setUp()
         defer { try? FileManager.default.removeItem(at: folder) }
         let versions = try ModelVersionList.read(at: package)
         try AutomaticMigrationTests.writeV1Store(Self.type, at: url, model: versions.versions[0].model)
         let stale = try MigrationTestModels.open(Self.type, at: url, model: versions.versions[0].model)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let people = try stale.fetch(request)
+        try #require(people.count == 2)
 
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: package))
         try coordinator.addPersistentStore(type: Self.type, at: url, options: AutomaticMigrationTests.migrate)
 
-        NSEntityDescription.insertNewObject(forEntityName: "Person", into: stale).setValue("Grace", forKey: "name")
+        switch change {
+        case .insert: NSEntityDescription.insertNewObject(forEntityName: "Person", into: stale).setValue("Grace", forKey: "name")
+        case .update: people[0].setValue("Grace", forKey: "name")
+        case .delete: stale.delete(people[0])
+        }
         let error = try #require(throws: NSError.self) { try stale.save() }
         #expect(error.code == NSPersistentStoreIncompatibleSchemaError)
         #expect(error.localizedDescription.contains("migrated by another coordinator"))
