@@ -62,7 +62,9 @@ extension PostgresStore {
         for (name, ids) in byTable {
             guard let table = opened.reading.tables[name] else { continue }
             // The rows' snapshots reuse the IDs asked for (sorted by key, as the rows come).
-            let known = ids.compactMap { id in id.primaryKey.map { (key: $0, id: id) } }.sorted { $0.key < $1.key }
+            var known = ids.compactMap { id in id.primaryKey.map { (key: $0, id: id) } }
+            let askedInOrder = known.count == objectIDs.count && zip(known, known.dropFirst()).allSatisfy { $0.key < $1.key }
+            if !askedInOrder { known.sort { $0.key < $1.key } }
             let sorted = known.map(\.key)
             var bindings = PostgresBindings()
             let condition: String
@@ -77,6 +79,11 @@ extension PostgresStore {
             let rows = try await opened.reading.snapshots(PostgresQuery(unsafeSQL:
                 "SELECT \(table.record) FROM \(table.qualifiedName) WHERE \(condition)", binds: bindings),
                 table: table, store: self, knownIDs: known.map(\.id), on: connection, logger: logger)
+            // The common case, a batch of a walk: every ID asked for in key order, one table, a
+            // row for each, in that order. The rows are the answer as they are.
+            if askedInOrder, rows.count == sorted.count, zip(rows, sorted).allSatisfy({ $0.snapshot.objectID.primaryKey == $1 }) {
+                return rows.map(\.snapshot)
+            }
             var snapshots: [Int64: ObjectSnapshot] = [:]
             snapshots.reserveCapacity(sorted.count)
             for (snapshot, _) in rows { if let key = snapshot.objectID.primaryKey { snapshots[key] = snapshot } }

@@ -113,4 +113,29 @@ struct PostgresReadAheadTests {
         #expect(!walk.store.readAheads.waitForRead(of: walk.items[40..<50].map(\.objectID)))
         #expect(walk.secondBatchNames() == (10..<20).map { "old \($0)" })
     }
+
+    /// Reads by ID answer in the order asked, without the rows that are gone: in key order (a
+    /// walk's batch, read as it comes), out of order, and across tables.
+    @Test func readsByIDAnswerInTheOrderAsked() throws {
+        PostgresStore.registerStoreClass()
+        let s = try CatalogScenario(storeType: NSPostgreSQLStoreType)
+        let posts = (0..<6).map { s.insert("Post", ["title": "p\($0)"]) }
+        let author = s.insert("Author", ["name": "Ann"])
+        try s.save()
+        let store = try #require(s.store as? PostgresStore)
+        let ids = s.context.performAndWait { posts.map(\.objectID) }
+        func titles(_ asked: [NSManagedObjectID]) throws -> [String] {
+            try store.objects(asked, readAheadWithin: nil).map { "\($0["title"] ?? $0["name"] ?? "?")" }
+        }
+        #expect(try titles(ids) == ["p0", "p1", "p2", "p3", "p4", "p5"])
+        #expect(try titles(ids.reversed()) == ["p5", "p4", "p3", "p2", "p1", "p0"])
+        let authorID = s.context.performAndWait { author.objectID }
+        #expect(try titles([ids[4], authorID, ids[1]]) == ["p4", "Ann", "p1"])
+
+        try s.context.performAndWait {
+            s.context.delete(posts[2])
+            try s.context.save()
+        }
+        #expect(try titles(ids) == ["p0", "p1", "p3", "p4", "p5"], "a row that is gone has no snapshot")
+    }
 }
