@@ -7,8 +7,9 @@ import PostgresNIO
 extension PostgresStore {
     /// The destinations of `relationship` for every source in `sourceIDs`, with their rows, in
     /// one statement: the destination rows selected with their source's key (through the
-    /// source's foreign key for a to-one, the inverse key or the join table for a to-many),
-    /// ordered by source, then by the relationship's order, then by key.
+    /// source's foreign key for a to-one, the inverse key or the join table for a to-many).
+    /// An ordered relationship's rows come ordered by source, then by position, then by key;
+    /// an unordered one's as the server finds them.
     func prefetchRows(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
         let opened = try open()
         var sources: [Int64: NSManagedObjectID] = [:]
@@ -37,18 +38,20 @@ extension PostgresStore {
             switch source.toMany[relationship.name] {
             case .inverseForeignKey(let rowTable, let column, let orderColumn, _)?, .destinationKey(let rowTable, let column, let orderColumn, _)?:
                 mayRepeat = false
-                let order = orderColumn.map { "t.\(PostgresSQL.quote($0)), " } ?? ""
+                // An unordered relationship's rows are grouped by source here, not by the
+                // server: sorting them took about half of the server's time in W4.
+                let order = orderColumn.map { " ORDER BY t.\(PostgresSQL.quote(column)), t.\(PostgresSQL.quote($0)), t.\"Z_PK\"" } ?? ""
                 sql = """
                     SELECT \(columns), t.\(PostgresSQL.quote(column)) FROM \(PostgresSQL.qualified(schema, rowTable)) t \
-                    WHERE t.\(PostgresSQL.quote(column)) = ANY($1) ORDER BY t.\(PostgresSQL.quote(column)), \(order)t."Z_PK"
+                    WHERE t.\(PostgresSQL.quote(column)) = ANY($1)\(order)
                     """
             case .joinTable(let name, let sourceColumn, let destinationColumn, let orderColumn)?:
                 mayRepeat = true
-                let order = orderColumn.map { "j.\(PostgresSQL.quote($0)), " } ?? ""
+                let order = orderColumn.map { " ORDER BY j.\(PostgresSQL.quote(sourceColumn)), j.\(PostgresSQL.quote($0)), t.\"Z_PK\"" } ?? ""
                 sql = """
                     SELECT \(columns), j.\(PostgresSQL.quote(sourceColumn)) FROM \(PostgresSQL.qualified(schema, name)) j \
                     JOIN \(destinationTable) t ON t."Z_PK" = j.\(PostgresSQL.quote(destinationColumn)) \
-                    WHERE j.\(PostgresSQL.quote(sourceColumn)) = ANY($1) ORDER BY j.\(PostgresSQL.quote(sourceColumn)), \(order)t."Z_PK"
+                    WHERE j.\(PostgresSQL.quote(sourceColumn)) = ANY($1)\(order)
                     """
             case nil:
                 return RelationshipPrefetch()

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import OpenCoreData
 
-/// To-many relationships changed for several objects in one save, on every store: the SQL
-/// stores write each relationship's rows for all the objects together (PostgreSQL in one
-/// statement per relationship), and every object must still get exactly its own destinations.
+/// To-many relationships of several objects on every store: changed in one save (the SQL
+/// stores write each relationship's rows for all the objects together, PostgreSQL in one
+/// statement per relationship) and prefetched together, every object gets exactly its own
+/// destinations, in order when the relationship is ordered.
 @Suite struct ToManyWriteTests {
     private func open(_ storeType: String, _ model: NSManagedObjectModel, in directory: URL) throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
@@ -94,4 +95,48 @@ import Testing
         }
         #expect(stored == ["t1": ["p3"], "t2": ["p3"], "t3": ["p1", "p3"]])
     }
+
+    /// Prefetching reads every source's destinations in one statement per relationship: an
+    /// ordered relationship's in their order, an unordered one's (which the PostgreSQL store
+    /// reads unsorted) complete.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func prefetchedRelationshipsKeepTheirOrderAndMembers(_ storeType: String) throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = try open(storeType, SQLiteNamingSupport.inverselessModel(), in: directory)
+        try context.performAndWait {
+            let t = (0..<12).map { SQLiteNamingSupport.insert("Track", ["title": "t\($0)"], into: context) }
+            let m = (0..<12).map { SQLiteNamingSupport.insert("Modifier", ["name": "m\($0)"], into: context) }
+            for index in 0..<3 {
+                let playlist = SQLiteNamingSupport.insert("Playlist", ["name": "p\(index)"], into: context)
+                // Positions against key order: the last inserted track first.
+                playlist.setValue(NSOrderedSet(array: t[(index * 4)..<(index * 4 + 4)].reversed()), forKey: "tracks")
+                let recipe = SQLiteNamingSupport.insert("Recipe", ["name": "r\(index)"], into: context)
+                recipe.setValue(Set(m[(index * 4)..<(index * 4 + 4)]), forKey: "modifiers")
+            }
+            try context.save()
+        }
+        let fresh = CatalogScenario.newContext(on: try #require(context.persistentStoreCoordinator))
+        try fresh.performAndWait {
+            let playlists = NSFetchRequest<NSManagedObject>(entityName: "Playlist")
+            playlists.relationshipKeyPathsForPrefetching = ["tracks"]
+            var tracks: [String: [String]] = [:]
+            for playlist in try fresh.fetch(playlists) {
+                #expect(!playlist.hasFault(forRelationshipNamed: "tracks"), "prefetched")
+                let list = ((playlist.value(forKey: "tracks") as? NSOrderedSet)?.array as? [NSManagedObject]) ?? []
+                tracks[playlist.value(forKey: "name") as? String ?? "?"] = list.compactMap { $0.value(forKey: "title") as? String }
+            }
+            #expect(tracks == ["p0": ["t3", "t2", "t1", "t0"], "p1": ["t7", "t6", "t5", "t4"], "p2": ["t11", "t10", "t9", "t8"]])
+
+            let recipes = NSFetchRequest<NSManagedObject>(entityName: "Recipe")
+            recipes.relationshipKeyPathsForPrefetching = ["modifiers"]
+            var modifiers: [String: [String]] = [:]
+            for recipe in try fresh.fetch(recipes) {
+                #expect(!recipe.hasFault(forRelationshipNamed: "modifiers"), "prefetched")
+                modifiers[recipe.value(forKey: "name") as? String ?? "?"] = SQLiteNamingSupport.names(recipe, "modifiers")
+            }
+            #expect(modifiers == ["r0": ["m0", "m1", "m2", "m3"], "r1": ["m4", "m5", "m6", "m7"], "r2": ["m10", "m11", "m8", "m9"]])
+        }
+    }
 }
+
