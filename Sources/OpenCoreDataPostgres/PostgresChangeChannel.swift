@@ -26,6 +26,8 @@ public struct PostgresChangeChannel: Sendable {
     /// `schema` in the same statement (nil when there is no such schema): a save's last
     /// statement before `COMMIT`, which checks that a migration did not swap its schema.
     func notify(_ payloads: [String], readingOIDOf schema: String, on connection: PostgresConnection, logger: Logger) async throws -> Int64? {
+        // The OID comes with each notice's row: without a notice, it is read alone.
+        if payloads.isEmpty { return try await PostgresStore.schemaOID(schema, on: connection, logger: logger) }
         let rows = try await connection.query("""
             SELECT (SELECT oid::int8 FROM pg_namespace WHERE nspname = \(schema)), pg_notify(\(name), p) \
             FROM unnest(\(payloads)::text[]) WITH ORDINALITY AS u(p, n) ORDER BY n

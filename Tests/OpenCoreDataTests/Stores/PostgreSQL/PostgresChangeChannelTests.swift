@@ -44,6 +44,39 @@ struct PostgresChangeChannelTests {
         #expect(order.get() == ["alone", "first of two", "second of two"])
     }
 
+    /// A save's last statement queues its notices, in order, and reads its schema's OID (with
+    /// no notice too, and nil for a schema that isn't there).
+    @Test func noticesQueuedWithTheSchemaOIDArriveInOrder() throws {
+        let location = try PostgresStoreLocation(url: try PostgresTestServer.server().url())
+        let listening = PostgresConnectionBridge(location: location), sending = PostgresConnectionBridge(location: location)
+        defer {
+            listening.close()
+            sending.close()
+        }
+        let channel = PostgresChangeChannel(schema: "notify_" + UUID().uuidString.prefix(8).lowercased())
+        let order = LockedValue<[String]>([]), arrived = DispatchSemaphore(value: 0)
+        let listener = try channel.listen(with: listening) { payload in
+            order.set(order.get() + [payload])
+            arrived.signal()
+        }
+        defer { listener.stop() }
+        let oids: [Int64?] = try sending.wait { client in
+            try await client.withConnection { connection in
+                let logger = Logger(label: "test")
+                try await connection.query("BEGIN", logger: logger)
+                let withNotices = try await channel.notify(["one", "two", "three"], readingOIDOf: "public", on: connection, logger: logger)
+                let withoutNotices = try await channel.notify([], readingOIDOf: "public", on: connection, logger: logger)
+                let missing = try await channel.notify(["four"], readingOIDOf: "no_such_schema", on: connection, logger: logger)
+                try await connection.query("COMMIT", logger: logger)
+                return [withNotices, withoutNotices, missing, try await PostgresStore.schemaOID("public", on: connection, logger: logger)]
+            }
+        }
+        #expect(oids[0] != nil && oids[0] == oids[1] && oids[0] == oids[3])
+        #expect(oids[2] == nil)
+        for _ in 0..<4 { arrived.wait() }
+        #expect(order.get() == ["one", "two", "three", "four"])
+    }
+
     @Test func aListenerOnAClosedPoolFails() throws {
         let bridge = PostgresConnectionBridge(location: try PostgresStoreLocation(url: try PostgresTestServer.server().url()))
         bridge.close()
