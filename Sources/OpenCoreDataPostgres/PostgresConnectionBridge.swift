@@ -41,7 +41,14 @@ public final class PostgresConnectionBridge: Sendable {
         self.client = client
         self.location = location
         self.logger = logger
-        runner = Task(executorPreference: executor) { await client.run() }
+        // Returns once the pool's task has begun (`run()` marks the pool running before it
+        // first suspends): a lease before that works but logs a warning on the app's logger.
+        let started = DispatchSemaphore(value: 0)
+        runner = Task(executorPreference: executor) {
+            started.signal()
+            await client.run()
+        }
+        started.wait()
     }
 
     /// Connects once, directly, and closes the connection: a wrong host, socket, database, user
