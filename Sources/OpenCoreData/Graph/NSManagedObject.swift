@@ -403,6 +403,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     open func validateForInsert() throws { try ObjectValidation.validate(self, for: .insert) }
 
     /// Validates the object before a save that changes it.
+    ///
+    /// Differs from Apple's description ("iterates through all of the receiver's properties"):
+    /// a to-many relationship that is still a fault is neither read nor validated. It holds the
+    /// store's destinations, unchanged since they were saved (changing it reads it first), and
+    /// reading it would cost one store query per object saved.
     open func validateForUpdate() throws { try ObjectValidation.validate(self, for: .update) }
 
     /// Validates the object before a save that deletes it.
