@@ -26,14 +26,23 @@ extension ProbingBucket {
 /// Keys hash to bits the buckets provide (an ID's folded key, an object's address), multiplied
 /// by a constant and kept by their high bits (but for a bucket type's run bits, see
 /// ``ProbingBucket/runBits``), so no `Hasher` (a seeded SipHash, about a hundred
-/// instructions a call) runs. Linear probing, at most three quarters full; removal shifts the
-/// following buckets back, so there are no tombstones. No storage is allocated until the first
-/// insertion (an empty to-many list costs nothing).
+/// instructions a call) runs. Linear probing, at most three quarters full (keys and removed
+/// buckets together). No storage is allocated until the first insertion (an empty to-many list
+/// costs nothing).
 ///
-/// Beside the buckets, one control byte a bucket: 0 for an empty bucket, else seven other bits
-/// of the key's hash with the high bit set. A probe walks the control bytes, 64 to a cache line,
-/// and looks at a bucket only when its byte matches, so it passes other keys without reading
-/// them (comparing a registry's ID reads the ID object, a cache miss for each bucket passed).
+/// Beside the buckets, one control byte a bucket: 0 for an empty bucket, 1 for a removed one
+/// (a tombstone), else seven other bits of the key's hash with the high bit set. A probe walks
+/// the control bytes, 64 to a cache line, and looks at a bucket only when its byte matches, so
+/// it passes other keys without reading them (comparing a registry's ID reads the ID object, a
+/// cache miss for each bucket passed).
+///
+/// Removal leaves a tombstone, which probes pass and insertions reuse, unless the bucket ends
+/// its run (the buckets after it, past tombstones, are empty): then it and the tombstones
+/// around it become empty. Shifting the following buckets back instead (no tombstones) read
+/// every bucket to the end of the run, each key's hash bits from its ID object: with runs of
+/// consecutive keys (``ProbingBucket/runBits``) freeing objects in key order cost 700–1,400
+/// instructions a removal. A table whose keys and tombstones reach three quarters of its
+/// buckets is rebuilt without the tombstones (at twice the size when more than half are keys).
 struct LinearProbingTable<Bucket: ProbingBucket> {
     private(set) var buckets = ContiguousArray<Bucket>()
     /// One byte a bucket: 0 when empty, else ``tag(_:)`` of its key's hash.
@@ -41,6 +50,12 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
     /// `64 - log2(buckets.count)`: the shift that keeps a hash's high bits.
     private var shift: UInt64 = 64
     private(set) var count = 0
+    /// Buckets whose key was removed and that probes must pass (control byte ``removed``).
+    private(set) var tombstones = 0
+
+    /// The control byte of a removed bucket (a tombstone); occupied buckets' bytes have the
+    /// high bit set, empty ones are 0.
+    private static var removed: UInt8 { 1 }
 
     var isEmpty: Bool { count == 0 }
 
@@ -71,37 +86,41 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
         return found ? index : nil
     }
 
-    /// The bucket holding `key`, or the empty bucket where it would go (buckets not empty).
+    /// The bucket holding `key`, or the bucket where it would go: the first tombstone the probe
+    /// passed, else the empty bucket that ended it (buckets not empty).
     @inline(__always)
     private func probe(_ key: Bucket.Key) -> (index: Int, found: Bool) {
         let mask = buckets.count - 1
         let bits = Bucket.hashBits(of: key)
         let tag = Self.tag(spread: Self.spread(bits))
         var index = home(bits)
+        var reusable = -1
         return control.withUnsafeBufferPointer { control in
             buckets.withUnsafeBufferPointer { buckets in
                 while true {
                     let byte = control[index]
-                    guard byte != 0 else { return (index, false) }
+                    if byte == 0 { return (reusable >= 0 ? reusable : index, false) }
                     if byte == tag, buckets[index].holds(key) { return (index, true) }
+                    if byte == Self.removed, reusable < 0 { reusable = index }
                     index = (index + 1) & mask
                 }
             }
         }
     }
 
-    /// The bucket holding `key` (found), or the empty one where it goes, with room made for
+    /// The bucket holding `key` (found), or the free one where it goes, with room made for
     /// one more key: fill it with ``occupy(_:with:)``.
     mutating func insertionIndex(for key: Bucket.Key) -> (index: Int, found: Bool) {
         if buckets.isEmpty { grow(to: 8) }
         let result = probe(key)
-        guard !result.found, (count + 1) * 4 > buckets.count * 3 else { return result }
-        grow(to: buckets.count * 2)
+        guard !result.found, control[result.index] == 0, (count + tombstones + 1) * 4 > buckets.count * 3 else { return result }
+        grow(to: (count + 1) * 2 > buckets.count ? buckets.count * 2 : buckets.count)
         return probe(key)
     }
 
-    /// Fills the empty bucket at `index` (from ``insertionIndex(for:)``).
+    /// Fills the free bucket at `index` (from ``insertionIndex(for:)``).
     mutating func occupy(_ index: Int, with bucket: Bucket) {
+        if control[index] == Self.removed { tombstones -= 1 }
         control[index] = Self.tag(spread: Self.spread(bucket.hashBits))
         buckets[index] = bucket
         count += 1
@@ -120,25 +139,39 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
         if size > buckets.count { grow(to: size) }
     }
 
-    /// Empties the bucket at `index` and moves back the buckets after it that probed past it.
+    /// Empties the bucket at `index`: a tombstone, or an empty bucket when no key lies after it
+    /// in its run (then the tombstones before it are emptied too). Looks at most 64 tombstones
+    /// ahead, so a removal costs a bounded number of control bytes and reads no key.
     mutating func remove(at index: Int) {
         let mask = buckets.count - 1
-        var hole = index
-        var next = (index + 1) & mask
-        while control[next] != 0 {
-            let home = home(buckets[next].hashBits)
-            // The bucket at `next` may fill the hole when its home is not cyclically within
-            // (hole, next].
-            if (hole - home) & mask < (next - home) & mask {
-                buckets[hole] = buckets[next]
-                control[hole] = control[next]
-                hole = next
-            }
-            next = (next + 1) & mask
-        }
-        buckets[hole] = Bucket()
-        control[hole] = 0
+        buckets[index] = Bucket()
         count -= 1
+        control.withUnsafeMutableBufferPointer { control in
+            var end = (index + 1) & mask
+            var passed = 0
+            while control[end] == Self.removed, passed < 64 {
+                end = (end + 1) & mask
+                passed += 1
+            }
+            guard control[end] == 0 else {
+                control[index] = Self.removed
+                tombstones += 1
+                return
+            }
+            // Nothing after `index` up to `end` is a key: empty it all, and the tombstones before.
+            var bucket = index
+            while bucket != end {
+                control[bucket] = 0
+                bucket = (bucket + 1) & mask
+            }
+            tombstones -= passed
+            bucket = (index - 1) & mask
+            while control[bucket] == Self.removed {
+                control[bucket] = 0
+                tombstones -= 1
+                bucket = (bucket - 1) & mask
+            }
+        }
     }
 
     mutating func removeAll() {
@@ -151,8 +184,9 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
         buckets = ContiguousArray(repeating: Bucket(), count: size)
         control = ContiguousArray(repeating: 0, count: size)
         shift = UInt64(64 - size.trailingZeroBitCount)
+        tombstones = 0
         let mask = size - 1
-        for (bucket, byte) in zip(old, oldControl) where byte != 0 {
+        for (bucket, byte) in zip(old, oldControl) where byte & 0x80 != 0 {
             var index = home(bucket.hashBits)
             while control[index] != 0 { index = (index + 1) & mask }
             buckets[index] = bucket

@@ -3,7 +3,7 @@ import Testing
 @testable import OpenCoreData
 
 /// The open-addressing tables (``LinearProbingTable``): the registry's ``ObjectTable`` (lookups
-/// by equal, not identical, IDs, replacement, growth, removal that shifts entries back) and the
+/// by equal, not identical, IDs, replacement, growth, removal through tombstones) and the
 /// object lists' ``IdentitySet``, each checked against the standard library's collections.
 @Suite struct ObjectTableTests {
     /// A bare store with a fresh identifier (no coordinator needed to make IDs).
@@ -109,18 +109,80 @@ import Testing
         #expect(set.count == 0 && !set.contains(ObjectIdentifier(objects[1])))
     }
 
+    /// A bucket of bare keys, kept in runs as the registry keeps them.
+    private struct KeyBucket: ProbingBucket {
+        var key: ObjectIDKey?
+        init() {}
+        init(_ key: ObjectIDKey) { self.key = key }
+        var hashBits: UInt64 { key?.runBits ?? 0 }
+        func holds(_ key: ObjectIDKey) -> Bool { self.key == key }
+        static func hashBits(of key: ObjectIDKey) -> UInt64 { key.runBits }
+        static var runBits: UInt64 { 3 }
+    }
+
+    private func key(_ primaryKey: Int64, entity: UInt32 = 2) -> ObjectIDKey {
+        ObjectIDKey(storeToken: 1, entityToken: entity, primaryKey: primaryKey)
+    }
+
+    private func insert(_ key: ObjectIDKey, into table: inout LinearProbingTable<KeyBucket>) -> Bool {
+        let (index, found) = table.insertionIndex(for: key)
+        if !found { table.occupy(index, with: KeyBucket(key)) }
+        return !found
+    }
+
+    /// Keys removed in key order (objects freed as a fetch's array goes) leave no tombstones
+    /// behind: each removal either leaves one before a key still there or empties its run.
+    /// Keys past removed ones are still found, and a removed key can come back.
+    @Test func removalInKeyOrderLeavesNoTombstones() {
+        var table = LinearProbingTable<KeyBucket>()
+        let keys = (1...5_000).map { key(Int64($0)) }
+        for key in keys { #expect(insert(key, into: &table)) }
+        for (position, key) in keys.enumerated() {
+            guard let index = table.index(of: key) else {
+                Issue.record("key \(position + 1) is lost")
+                return
+            }
+            table.remove(at: index)
+            if position % 997 == 0 {
+                #expect(keys[(position + 1)...].allSatisfy { table.index(of: $0) != nil })
+                #expect(table.index(of: key) == nil)
+            }
+        }
+        #expect(table.count == 0 && table.tombstones == 0)
+        #expect(insert(keys[10], into: &table) && table.index(of: keys[10]) != nil && table.count == 1)
+    }
+
+    /// Insertions and removals of ever new keys with few live at a time (a registry over a long
+    /// walk): tombstones are reused or swept by a rebuild at the same size, so the table doesn't
+    /// grow with the number of keys it ever held, and it agrees with a set throughout.
+    @Test func churnDoesNotGrowTheTable() {
+        var table = LinearProbingTable<KeyBucket>()
+        var live: [ObjectIDKey] = []
+        var expected = Set<ObjectIDKey>()
+        var generator = SeededGenerator(state: 0xC4A2)
+        for step in 0..<40_000 {
+            // Keys of two entities, neither in key order, so runs fill and empty unevenly.
+            let new = key(Int64(step * 7 % 40_009), entity: UInt32(2 + step % 2))
+            if insert(new, into: &table) { live.append(new) }
+            expected.insert(new)
+            if live.count > 40 {
+                let victim = live.remove(at: Int.random(in: 0..<live.count, using: &generator))
+                guard let index = table.index(of: victim) else {
+                    Issue.record("step \(step): \(victim) is lost")
+                    return
+                }
+                table.remove(at: index)
+                expected.remove(victim)
+            }
+        }
+        #expect(table.count == expected.count && expected.allSatisfy { table.index(of: $0) != nil })
+        #expect(table.buckets.count <= 128, "\(table.buckets.count) buckets for \(table.count) keys")
+        #expect((table.count + table.tombstones) * 4 <= table.buckets.count * 3)
+    }
+
     /// The registry's keys keep runs of eight consecutive primary keys together: their home
     /// buckets follow each other, so a batch of rows in key order reads consecutive memory.
     @Test func consecutivePrimaryKeysGetConsecutiveBuckets() {
-        struct KeyBucket: ProbingBucket {
-            var key: ObjectIDKey?
-            init() {}
-            init(_ key: ObjectIDKey) { self.key = key }
-            var hashBits: UInt64 { key?.runBits ?? 0 }
-            func holds(_ key: ObjectIDKey) -> Bool { self.key == key }
-            static func hashBits(of key: ObjectIDKey) -> UInt64 { key.runBits }
-            static var runBits: UInt64 { 3 }
-        }
         var table = LinearProbingTable<KeyBucket>()
         table.reserveCapacity(1 << 16)
         let keys = (800..<808).map { ObjectIDKey(storeToken: 1, entityToken: 2, primaryKey: $0) }

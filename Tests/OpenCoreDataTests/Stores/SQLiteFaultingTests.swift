@@ -76,6 +76,8 @@ struct SQLiteFaultingTests {
         #expect(!cache.contains(employees[0]))
         #expect(!cache.contains(employees[899]))
         #expect(cache.contains(employees[900]) && cache.contains(employees[999]))
+        let (found, missing) = cache.lookUp(employees)
+        #expect(found.map(\.objectID) == Array(employees[900...]) && missing == Array(employees[..<900]))
         // Re-inserting an existing row does not grow the cache or evict anything.
         cache.insert(ObjectSnapshot(objectID: employees[950], version: 2))
         #expect(cache.count == 100 && cache.contains(employees[900]))
