@@ -132,26 +132,38 @@ extension NSPersistentStoreCoordinator {
     func permanentObjectIDs(for objects: [(entity: NSEntityDescription, store: NSPersistentStore?)]) throws -> [NSManagedObjectID] {
         try withLock {
             var groups: [(store: NSPersistentStore, entity: NSEntityDescription, indices: [Int])] = []
+            let stores = persistentStores
+            // The store and group of the previous object's entity: a save's inserted objects
+            // come in runs of one entity, and finding a store reads each store's configuration.
+            var last: (entity: NSEntityDescription, store: NSPersistentStore, group: Int)?
             for (index, object) in objects.enumerated() {
+                if object.store == nil, let last, last.entity === object.entity {
+                    groups[last.group].indices.append(index)
+                    continue
+                }
                 let store: NSPersistentStore
                 if let given = object.store {
-                    guard persistentStores.contains(where: { $0 === given }) else {
+                    guard stores.contains(where: { $0 === given }) else {
                         throw PersistentStoreErrors.make(NSPersistentStoreOperationError,
                                                          "The \(PersistentStoreErrors.name(of: given)) an object was assigned to is not a store of this coordinator.",
                                                          stores: [given])
                     }
                     store = given
                 } else {
-                    guard let first = persistentStores.first(where: { self.store($0, holds: object.entity) }) else {
+                    guard let first = stores.first(where: { self.store($0, holds: object.entity) }) else {
                         throw PersistentStoreErrors.noStore(for: object.entity, operation: "save")
                     }
                     store = first
                 }
-                if let group = groups.firstIndex(where: { $0.store === store && $0.entity.name == object.entity.name }) {
+                let group: Int
+                if let found = groups.firstIndex(where: { $0.store === store && $0.entity.name == object.entity.name }) {
+                    group = found
                     groups[group].indices.append(index)
                 } else {
+                    group = groups.count
                     groups.append((store, object.entity, [index]))
                 }
+                if object.store == nil { last = (object.entity, store, group) }
             }
             var result = [NSManagedObjectID?](repeating: nil, count: objects.count)
             for group in groups {

@@ -68,9 +68,15 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
     /// primary keys) have consecutive homes, so a walk over them reads consecutive memory.
     @inline(__always)
     private func home(_ bits: UInt64) -> Int {
+        home(bits, size: buckets.count)
+    }
+
+    /// ``home(_:)`` in a table of `size` buckets (``shift`` already set for that size).
+    @inline(__always)
+    private func home(_ bits: UInt64, size: Int) -> Int {
         let run = Bucket.runBits
         let start = Int(truncatingIfNeeded: Self.spread(bits >> run) >> shift)
-        return (start &+ Int(truncatingIfNeeded: bits & ((1 << run) &- 1))) & (buckets.count &- 1)
+        return (start &+ Int(truncatingIfNeeded: bits & ((1 << run) &- 1))) & (size &- 1)
     }
 
     /// The control byte of an occupied bucket whose spread hash bits are `bits` (independent of
@@ -119,7 +125,7 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
     }
 
     /// Fills the free bucket at `index` (from ``insertionIndex(for:)``).
-    mutating func occupy(_ index: Int, with bucket: Bucket) {
+    mutating func occupy(_ index: Int, with bucket: consuming Bucket) {
         if control[index] == Self.removed { tombstones -= 1 }
         control[index] = Self.tag(spread: Self.spread(bucket.hashBits))
         buckets[index] = bucket
@@ -178,19 +184,42 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
         self = LinearProbingTable()
     }
 
+    /// Rehashes every key into `size` buckets (dropping tombstones). The keys are moved, not
+    /// copied, and the new buckets made empty one by one: `ContiguousArray(repeating:count:)`
+    /// copies its value into each element through the value witnesses, and copying a bucket
+    /// retains what it holds.
     private mutating func grow(to size: Int) {
-        let old = buckets
+        var old = ContiguousArray<Bucket>()
+        swap(&old, &buckets)
         let oldControl = control
-        buckets = ContiguousArray(repeating: Bucket(), count: size)
-        control = ContiguousArray(repeating: 0, count: size)
+        var newBuckets = Self.emptyBuckets(size)
+        var newControl = ContiguousArray<UInt8>(repeating: 0, count: size)
         shift = UInt64(64 - size.trailingZeroBitCount)
         tombstones = 0
         let mask = size - 1
-        for (bucket, byte) in zip(old, oldControl) where byte & 0x80 != 0 {
-            var index = home(bucket.hashBits)
-            while control[index] != 0 { index = (index + 1) & mask }
-            buckets[index] = bucket
-            control[index] = byte
+        let table = self   // for home(_:), which reads the shift and the size
+        old.withUnsafeMutableBufferPointer { old in
+            newBuckets.withUnsafeMutableBufferPointer { buckets in
+                newControl.withUnsafeMutableBufferPointer { control in
+                    for position in old.indices where oldControl[position] & 0x80 != 0 {
+                        var index = table.home(old[position].hashBits, size: size)
+                        while control[index] != 0 { index = (index + 1) & mask }
+                        // Swap the key in: its old place gets the new place's empty bucket.
+                        swap(&buckets[index], &old[position])
+                        control[index] = oldControl[position]
+                    }
+                }
+            }
+        }
+        buckets = newBuckets
+        control = newControl
+    }
+
+    /// `count` empty buckets, each initialized in place.
+    private static func emptyBuckets(_ count: Int) -> ContiguousArray<Bucket> {
+        ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count { buffer.initializeElement(at: index, to: Bucket()) }
+            initialized = count
         }
     }
 }

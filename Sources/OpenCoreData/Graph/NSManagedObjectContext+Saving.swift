@@ -151,7 +151,7 @@ extension NSManagedObjectContext {
             registry.remove(object, id: object.objectID)
             rowCache[object.objectID.key] = nil
         }
-        for object in inserted { assignedStores[ObjectIdentifier(object)] = nil }
+        if !assignedStores.isEmpty { for object in inserted { assignedStores[ObjectIdentifier(object)] = nil } }
         insertedList.removeAll()
         updatedList.removeAll()
         deletedList.removeAll()
@@ -195,7 +195,8 @@ extension NSManagedObjectContext {
 
     private func assignPermanentIDs(to objects: [NSManagedObject], backing: any ContextBacking) throws {
         guard !objects.isEmpty else { return }
-        let ids = try backing.permanentObjectIDs(for: objects.map { ($0.entity, assignedStores[ObjectIdentifier($0)]) },
+        let assigned = assignedStores
+        let ids = try backing.permanentObjectIDs(for: objects.map { ($0.entity, assigned.isEmpty ? nil : assigned[ObjectIdentifier($0)]) },
                                                  replacing: objects.map(\.objectID))
         for (object, id) in zip(objects, ids) { reassign(object, to: id) }
     }

@@ -152,9 +152,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
         }
         let version = sqlite3_column_int64(statement, 2)
         if let cache, let cached = cache.snapshot(for: objectID, version: version) { return cached }
-        // A buffer of its own from the start: writing into a copy of the layout's shared empty
-        // values copied them all first (about 600 instructions a row).
-        var slots = SlotValues(repeating: .none, count: rows.layout.count)
+        var slots = rows.layout.emptyValues
         var byName: [(name: String, value: Any)] = []
         try rows.steps.withUnsafeBufferPointer { steps in
             for step in steps {

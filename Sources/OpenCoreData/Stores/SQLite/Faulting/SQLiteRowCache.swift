@@ -13,8 +13,9 @@ import Foundation
 ///
 /// Entries are keyed by the IDs' ``ObjectIDKey``s on a ``LinearProbingTable``, as the registry
 /// keeps its objects: no `Hasher` (a `Dictionary` hashed each key with SipHash, and walking a
-/// million rows spent a seventh of its instructions finding, adding and evicting cache entries),
-/// and the rows of a batch in key order sit in consecutive buckets.
+/// million rows spent a seventh of its instructions finding, adding and evicting cache entries).
+/// Keys are hashed whole, not kept in runs as the registry keeps them: rows cached in key order
+/// would make long runs of occupied buckets that every insertion probes past.
 final class SQLiteRowCache: @unchecked Sendable {
     /// The most rows kept.
     let capacity: Int
@@ -31,10 +32,9 @@ final class SQLiteRowCache: @unchecked Sendable {
             self.snapshot = snapshot
             self.readTime = readTime
         }
-        var hashBits: UInt64 { key?.runBits ?? 0 }
+        var hashBits: UInt64 { key?.mixedBits ?? 0 }
         func holds(_ key: ObjectIDKey) -> Bool { self.key == key }
-        static func hashBits(of key: ObjectIDKey) -> UInt64 { key.runBits }
-        static var runBits: UInt64 { 3 }
+        static func hashBits(of key: ObjectIDKey) -> UInt64 { key.mixedBits }
     }
 
     /// Guards the entries and their order (`@exclusivity(unchecked)`: the lock already keeps
@@ -56,7 +56,7 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// The cached snapshot of `objectID` if it was read at `version`; counts a hit or a miss.
     func snapshot(for objectID: NSManagedObjectID, version: Int64) -> ObjectSnapshot? {
         lock.withLock {
-            if let snapshot = entry(objectID.key)?.snapshot, snapshot.version == version {
+            if let index = entries.index(of: objectID.key), let snapshot = entries[index].snapshot, snapshot.version == version {
                 hits += 1
                 return snapshot
             }
@@ -75,7 +75,7 @@ final class SQLiteRowCache: @unchecked Sendable {
             var missing: [NSManagedObjectID] = []
             let oldest = maxAge < 0 ? -Double.infinity : ProcessInfo.processInfo.systemUptime - maxAge
             for id in objectIDs {
-                if let entry = entry(id.key), entry.readTime >= oldest, let snapshot = entry.snapshot {
+                if let index = entries.index(of: id.key), entries[index].readTime >= oldest, let snapshot = entries[index].snapshot {
                     found.append(snapshot)
                 } else {
                     missing.append(id)
@@ -105,13 +105,13 @@ final class SQLiteRowCache: @unchecked Sendable {
     }
 
     private func insertLocked(_ snapshot: ObjectSnapshot, now: TimeInterval = ProcessInfo.processInfo.systemUptime) {
-        let entry = Entry(snapshot, readTime: now)
-        let (index, found) = entries.insertionIndex(for: snapshot.objectID.key)
+        let key = snapshot.objectID.key
+        let (index, found) = entries.insertionIndex(for: key)
         if found {
-            entries[index] = entry
+            entries[index] = Entry(snapshot, readTime: now)
         } else {
-            entries.occupy(index, with: entry)
-            order.append(snapshot.objectID.key)
+            entries.occupy(index, with: Entry(snapshot, readTime: now))
+            order.append(key)
         }
         while entries.count > capacity, head < order.count {
             let oldest = order[head]
@@ -126,12 +126,6 @@ final class SQLiteRowCache: @unchecked Sendable {
         lock.withLock {
             for objectID in objectIDs { removeLocked(objectID.key) }
         }
-    }
-
-    /// The entry of `key`, if cached (lock held).
-    @inline(__always)
-    private func entry(_ key: ObjectIDKey) -> Entry? {
-        entries.index(of: key).map { entries[$0] }
     }
 
     /// Forgets `key`'s entry, if cached (lock held).
