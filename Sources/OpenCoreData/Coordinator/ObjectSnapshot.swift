@@ -19,7 +19,14 @@ public struct ObjectSnapshot: @unchecked Sendable {
     public var objectID: NSManagedObjectID {
         didSet { if objectID.entity !== oldValue.entity { relayout() } }
     }
-    public var toMany: [String: [NSManagedObjectID]]
+    public var toMany: [String: [NSManagedObjectID]] {
+        get { side?.toMany ?? [:] }
+        _modify {
+            let box = uniqueSide()
+            yield &box.toMany
+            dropSideIfEmpty()
+        }
+    }
     public var version: Int64
 
     /// Where each value lives: the layout of the ID's entity.
@@ -27,16 +34,53 @@ public struct ObjectSnapshot: @unchecked Sendable {
     /// Persistent attributes and to-one destination IDs, by slot (see ``EntityLayout``):
     /// shared copy-on-write with the row cache and the objects loaded from it.
     var slots: SlotValues
+    /// The to-many destinations and the values under keys that are no property of the entity,
+    /// or nil when there are none (a row read from an SQL store). A snapshot is copied a dozen
+    /// times between a store's row and a loaded object; two dictionaries of their own cost two
+    /// retains and two releases a copy even when empty, one absent box costs none.
+    private var side: SideValues?
+
+    /// ``toMany`` and ``extras``, shared copy-on-write between copies of a snapshot
+    /// (`@unchecked Sendable`: a box is never changed once a second snapshot holds it).
+    private final class SideValues: @unchecked Sendable {
+        var toMany: [String: [NSManagedObjectID]] = [:]
+        var extras: [String: Any] = [:]
+        init() {}
+        init(copying other: SideValues) {
+            toMany = other.toMany
+            extras = other.extras
+        }
+    }
+
     /// Values under keys that are no attribute or relationship of the entity (kept as given).
-    private var extras: [String: Any] = [:]
+    private var extras: [String: Any] {
+        get { side?.extras ?? [:] }
+        _modify {
+            let box = uniqueSide()
+            yield &box.extras
+            dropSideIfEmpty()
+        }
+    }
+
+    /// The side values' box, made this snapshot's own (new, or copied from one another
+    /// snapshot shares).
+    private mutating func uniqueSide() -> SideValues {
+        if !isKnownUniquelyReferenced(&side) { side = side.map(SideValues.init(copying:)) ?? SideValues() }
+        return side ?? SideValues()
+    }
+
+    /// Drops the side values' box once it holds nothing.
+    private mutating func dropSideIfEmpty() {
+        if let box = side, box.toMany.isEmpty, box.extras.isEmpty { side = nil }
+    }
 
     public init(objectID: NSManagedObjectID, values: [String: Any] = [:],
                 toMany: [String: [NSManagedObjectID]] = [:], version: Int64 = 0) {
         self.objectID = objectID
         self.layout = objectID.entity.layout
         self.slots = layout.emptyValues
-        self.toMany = toMany
         self.version = version
+        if !toMany.isEmpty { self.toMany = toMany }
         for (key, value) in values { self[key] = value }
     }
 
@@ -46,8 +90,8 @@ public struct ObjectSnapshot: @unchecked Sendable {
         self.objectID = objectID
         self.layout = layout
         self.slots = slots
-        self.toMany = toMany
         self.version = version
+        if !toMany.isEmpty { self.toMany = toMany }
     }
 
     /// Persistent attributes and to-one destinations (as IDs) by name; a missing key means nil.
@@ -62,7 +106,7 @@ public struct ObjectSnapshot: @unchecked Sendable {
         }
         set {
             slots = layout.emptyValues
-            extras = [:]
+            if side != nil { extras = [:] }
             for (key, value) in newValue { self[key] = value }
         }
     }
@@ -72,7 +116,7 @@ public struct ObjectSnapshot: @unchecked Sendable {
     public subscript(key: String) -> Any? {
         get {
             if let slot = layout.slot(forKey: key) { return slots[slot].any }
-            return extras[key]
+            return side?.extras[key]
         }
         set {
             if let slot = layout.slot(forKey: key) { slots[slot] = SlotValue(newValue) } else { extras[key] = newValue }
