@@ -45,7 +45,8 @@ extension ProbingBucket {
 /// buckets is rebuilt without the tombstones (at twice the size when more than half are keys).
 struct LinearProbingTable<Bucket: ProbingBucket> {
     private(set) var buckets = ContiguousArray<Bucket>()
-    /// One byte a bucket: 0 when empty, else ``tag(_:)`` of its key's hash.
+    /// One byte a bucket: 0 when empty, ``removed`` for a tombstone, else ``tag(spread:)`` of its
+    /// key's hash.
     private var control = ContiguousArray<UInt8>()
     /// `64 - log2(buckets.count)`: the shift that keeps a hash's high bits.
     private var shift: UInt64 = 64
@@ -68,14 +69,14 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
     /// primary keys) have consecutive homes, so a walk over them reads consecutive memory.
     @inline(__always)
     private func home(_ bits: UInt64) -> Int {
-        home(bits, size: buckets.count)
+        Self.home(bits, shift: shift, size: buckets.count)
     }
 
-    /// ``home(_:)`` in a table of `size` buckets (``shift`` already set for that size).
+    /// ``home(_:)`` in a table of `size` buckets whose shift is `shift`.
     @inline(__always)
-    private func home(_ bits: UInt64, size: Int) -> Int {
+    private static func home(_ bits: UInt64, shift: UInt64, size: Int) -> Int {
         let run = Bucket.runBits
-        let start = Int(truncatingIfNeeded: Self.spread(bits >> run) >> shift)
+        let start = Int(truncatingIfNeeded: spread(bits >> run) >> shift)
         return (start &+ Int(truncatingIfNeeded: bits & ((1 << run) &- 1))) & (size &- 1)
     }
 
@@ -145,6 +146,14 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
         if size > buckets.count { grow(to: size) }
     }
 
+    /// Removes `key`; returns whether it was there.
+    @discardableResult
+    mutating func remove(_ key: Bucket.Key) -> Bool {
+        guard let index = index(of: key) else { return false }
+        remove(at: index)
+        return true
+    }
+
     /// Empties the bucket at `index`: a tombstone, or an empty bucket when no key lies after it
     /// in its run (then the tombstones before it are emptied too). Looks at most 64 tombstones
     /// ahead, so a removal costs a bounded number of control bytes and reads no key.
@@ -196,13 +205,12 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
         var newControl = ContiguousArray<UInt8>(repeating: 0, count: size)
         shift = UInt64(64 - size.trailingZeroBitCount)
         tombstones = 0
-        let mask = size - 1
-        let table = self   // for home(_:), which reads the shift and the size
+        let mask = size - 1, shift = self.shift
         old.withUnsafeMutableBufferPointer { old in
             newBuckets.withUnsafeMutableBufferPointer { buckets in
                 newControl.withUnsafeMutableBufferPointer { control in
                     for position in old.indices where oldControl[position] & 0x80 != 0 {
-                        var index = table.home(old[position].hashBits, size: size)
+                        var index = Self.home(old[position].hashBits, shift: shift, size: size)
                         while control[index] != 0 { index = (index + 1) & mask }
                         // Swap the key in: its old place gets the new place's empty bucket.
                         swap(&buckets[index], &old[position])
@@ -253,9 +261,7 @@ struct IdentitySet: Equatable {
     /// Removes `member`; returns whether it was there.
     @discardableResult
     mutating func remove(_ member: ObjectIdentifier) -> Bool {
-        guard let index = table.index(of: member) else { return false }
-        table.remove(at: index)
-        return true
+        table.remove(member)
     }
 
     mutating func removeAll() { table.removeAll() }

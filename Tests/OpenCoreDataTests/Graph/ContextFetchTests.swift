@@ -223,6 +223,17 @@ struct ContextFetchTests {
         #expect(try reader.count(for: request) == 2)
         request.affectedStores = [second]
         #expect(try reader.fetch(request).map { $0.value(forKey: "processID") as? Int32 } == [2])
+
+        // A run of one entity's objects, some assigned to the second store between others that
+        // go to the first (the store found once for the run must not route the assigned ones).
+        let runs = (10..<19).map { GraphTestModel.insert("Run", context, ["processID": Int32($0)]) }
+        for run in runs where (run.value(forKey: "processID") as? Int32 ?? 0) % 3 == 0 { context.assign(run, to: second) }
+        try context.save()
+        for run in runs {
+            let expected = (run.value(forKey: "processID") as? Int32 ?? 0) % 3 == 0 ? second : first
+            #expect(run.objectID.persistentStore === expected, "run \(run.value(forKey: "processID") ?? "?")")
+        }
+        #expect(try reader.fetch(request).count == 4)
     }
 
     @Test func unknownEntityThrows() throws {

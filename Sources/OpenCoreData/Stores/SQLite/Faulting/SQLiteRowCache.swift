@@ -116,7 +116,7 @@ final class SQLiteRowCache: @unchecked Sendable {
         while entries.count > capacity, head < order.count {
             let oldest = order[head]
             head += 1
-            removeLocked(oldest)
+            entries.remove(oldest)
         }
         compactOrderIfNeeded()
     }
@@ -124,13 +124,8 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// Forgets `objectIDs` (deleted rows, or rows a save rewrote without a new snapshot).
     func remove<S: Sequence>(_ objectIDs: S) where S.Element == NSManagedObjectID {
         lock.withLock {
-            for objectID in objectIDs { removeLocked(objectID.key) }
+            for objectID in objectIDs { entries.remove(objectID.key) }
         }
-    }
-
-    /// Forgets `key`'s entry, if cached (lock held).
-    private func removeLocked(_ key: ObjectIDKey) {
-        if let index = entries.index(of: key) { entries.remove(at: index) }
     }
 
     func removeAll() {
