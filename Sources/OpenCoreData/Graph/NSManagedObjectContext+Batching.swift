@@ -85,7 +85,15 @@ final class FetchBatchGroup {
     init(ids: [NSManagedObjectID], batchSize: Int) {
         self.ids = ids
         self.batchSize = max(batchSize, 1)
-        self.entities = Set(ids.lazy.map { ObjectIdentifier($0.entity) })
+        // Not `Set(ids.lazy.map(…))`: that reserves a bucket per ID (21 MB for a million IDs of
+        // one entity). Results come in runs of one entity: each run is hashed once.
+        var entities: Set<ObjectIdentifier> = []
+        var last: NSEntityDescription?
+        for id in ids where id.entity !== last {
+            last = id.entity
+            entities.insert(ObjectIdentifier(id.entity))
+        }
+        self.entities = entities
     }
 
     var batchCount: Int { (ids.count + batchSize - 1) / batchSize }

@@ -242,32 +242,34 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// batch faulting (a batched fetch loads them by its own batches).
     func objects(with ids: [NSManagedObjectID], recordingPendingFaults: Bool = true) -> [NSManagedObject] {
         forgetFreedObjects()
-        let registered = registry.objects(for: ids)
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(ids.count)
-        var faultIndexes: [Int] = []
-        for (index, (id, object)) in zip(ids, registered).enumerated() {
-            if let object {
-                objects.append(object)
-            } else {
-                precondition(!id.isTemporaryID || parentBacking != nil, "object(with:): the temporary ID \(id) does not belong to this context")
-                objects.append(newFault(id))
-                faultIndexes.append(index)
+        var isNew = [Bool](repeating: false, count: ids.count)
+        var newCount = 0
+        // The lookup's array is dropped before the new faults are registered (which may grow the
+        // registry): fetching a million objects, each array of them is 8 MB.
+        do {
+            let registered = registry.objects(for: ids)
+            for (index, id) in ids.enumerated() {
+                if let object = registered[index] {
+                    objects.append(object)
+                } else {
+                    precondition(!id.isTemporaryID || parentBacking != nil, "object(with:): the temporary ID \(id) does not belong to this context")
+                    objects.append(newFault(id))
+                    isNew[index] = true
+                    newCount += 1
+                }
             }
         }
-        guard !faultIndexes.isEmpty else { return objects }
+        guard newCount > 0 else { return objects }
         // An ID listed twice gets the fault made first.
-        let faults = registry.register(faultIndexes.map { objects[$0] })
-        var newFaultIDs: [NSManagedObjectID] = []
-        newFaultIDs.reserveCapacity(recordingPendingFaults ? faults.count : 0)
-        for (index, fault) in zip(faultIndexes, faults) {
-            if fault !== objects[index] {
-                objects[index] = fault
-            } else if recordingPendingFaults {
-                newFaultIDs.append(ids[index])
-            }
+        registry.register(&objects, isNew: &isNew)
+        if recordingPendingFaults {
+            var newFaultIDs: [NSManagedObjectID] = []
+            newFaultIDs.reserveCapacity(newCount)
+            for (index, id) in ids.enumerated() where isNew[index] { newFaultIDs.append(id) }
+            pendingFaults.append(contentsOf: newFaultIDs)
         }
-        pendingFaults.append(contentsOf: newFaultIDs)
         return objects
     }
 

@@ -53,30 +53,37 @@ final class ObjectRegistry {
         lock.withLock { ids.map { entries[$0].flatMap(Self.retainedIfAlive) } }
     }
 
-    /// Registers each object of `objects` under its ID unless a live object is registered
-    /// there already (one that came earlier in `objects`, say), under one lock; returns the
-    /// object registered for each, in order: itself, or the one already there.
-    func register(_ objects: [NSManagedObject]) -> [NSManagedObject] {
+    /// Registers the new objects of `objects` (where `isNew` is true) under their IDs, under one
+    /// lock. Where a live object is registered under the ID already (one that came earlier in
+    /// `objects`, say), it stays registered and takes the new object's place in `objects`, and
+    /// `isNew` turns false there.
+    ///
+    /// In place: a fetch of a million objects keeps no other array of them alongside.
+    func register(_ objects: inout [NSManagedObject], isNew: inout [Bool]) {
+        // A new object that loses its place is released after the lock: if that is its last
+        // reference, its `deinit` unregisters it, which takes the lock.
+        var displaced: [NSManagedObject] = []
         lock.withLock {
             // Grown once for the whole batch: no rehash per doubling, and no old table kept
             // alongside a new one at each step (the peak of a large fetch).
             // (At least as many as the batch: a refetch of registered objects needs no more.)
             entries.reserveCapacity(max(entries.count, objects.count))
-            return objects.map { object in
+            for index in objects.indices where isNew[index] {
+                let object = objects[index]
                 let fresh = Unmanaged.passUnretained(object)
-                var registered = object
                 // One probe: a new ID gets `fresh`, a live object already there stays.
                 entries.update(object.objectID) { entry in
                     guard let entry, entry.toOpaque() != fresh.toOpaque() else { return fresh }
                     guard let existing = Self.retainedIfAlive(entry) else { return fresh }
-                    registered = existing
+                    displaced.append(object)
+                    objects[index] = existing
+                    isNew[index] = false
                     return entry
                 }
-                return registered
             }
         }
+        displaced.removeAll()
     }
-
 
     /// Every registered object.
     var values: [NSManagedObject] { lock.withLock { entries.objects.compactMap(Self.retainedIfAlive) } }

@@ -113,9 +113,21 @@ import Testing
         twinOfA.objectID = a.objectID
         let registry = ObjectRegistry()
         withExtendedLifetime([a, b, unregistered, twinOfA]) {
-            // New objects are registered; a later one with the ID of a live one gets that one.
-            let registered = registry.register([a, b, twinOfA])
-            #expect(registered.count == 3 && registered[0] === a && registered[1] === b && registered[2] === a)
+            // New objects are registered; a later one with the ID of a live one gets that one
+            // in its place, and is no longer counted new. Objects not marked new are left alone.
+            var registered = [a, b, twinOfA, unregistered]
+            var isNew = [true, true, true, false]
+            registry.register(&registered, isNew: &isNew)
+            #expect(registered.count == 4 && registered[0] === a && registered[1] === b && registered[2] === a && registered[3] === unregistered)
+            #expect(isNew == [true, true, false, false])
+            // A displaced object whose only reference was the array is replaced too. (One of a
+            // context frees itself through the registry's lock: `fetchedObjectsAreUniqued…`
+            // covers that path, through a fetch listing an ID twice.)
+            var onlyInArray = [NSManagedObject(entity: person, insertInto: nil)]
+            onlyInArray[0].objectID = b.objectID
+            var onlyInArrayIsNew = [true]
+            registry.register(&onlyInArray, isNew: &onlyInArrayIsNew)
+            #expect(onlyInArray[0] === b && onlyInArrayIsNew == [false])
             #expect(registry.count == 2 && registry[a.objectID] === a)
             let found = registry.objects(for: [b.objectID, unregistered.objectID, a.objectID])
             #expect(found.count == 3 && found[0] === b && found[1] == nil && found[2] === a)
