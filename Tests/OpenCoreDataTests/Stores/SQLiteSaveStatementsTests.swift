@@ -4,12 +4,13 @@ import Testing
 @testable import OpenCoreData
 
 /// What a save runs on the SQLite connection beyond its rows: metadata only when it changed,
-/// and no switch of `PRAGMA query_only` (which expires every prepared statement).
+/// no switch of `PRAGMA query_only` (which expires every prepared statement), and UPDATEs
+/// that write the changed columns through statements made once per key set.
 @Suite struct SQLiteSaveStatementsTests {
     static func model() -> NSManagedObjectModel {
         let item = NSEntityDescription()
         item.name = "Item"
-        item.properties = [GraphTestModel.attribute("count", .integer64AttributeType)]
+        item.properties = [GraphTestModel.attribute("count", .integer64AttributeType), GraphTestModel.attribute("label", .stringAttributeType)]
         let model = NSManagedObjectModel()
         model.entities = [item]
         return model
@@ -90,5 +91,35 @@ import Testing
         }
         #expect(statements.contains { $0.hasPrefix("UPDATE") })
         #expect(!statements.contains { $0.uppercased().contains("QUERY_ONLY") })
+    }
+    @Test func updatesWriteTheChangedColumnsThroughOnePlanPerKeySet() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stack = try Stack(directory: directory)
+        let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: stack.context)
+        item.setValue(Int64(1), forKey: "count")
+        item.setValue("a", forKey: "label")
+        try stack.context.save()
+
+        func update(_ value: Any, _ key: String) throws -> String? {
+            item.setValue(value, forKey: key)
+            return try stack.statements { try stack.context.save() }.first { $0.hasPrefix("UPDATE") }
+        }
+        // Each save writes only its changed column, whichever plan it reuses.
+        let counts = try [update(Int64(2), "count"), update("b", "label"), update(Int64(3), "count")]
+        #expect(counts[0]?.contains("ZCOUNT") == true && counts[0]?.contains("ZLABEL") == false)
+        #expect(counts[1]?.contains("ZLABEL") == true && counts[1]?.contains("ZCOUNT") == false)
+        #expect(counts[2] == counts[0])
+        // Two key sets, two plans, kept by the table's layout from one save to the next.
+        let layout = try #require(stack.store.layouts.values.first { $0.table == "ZITEM" })
+        #expect(layout.updatePlans.withLock { $0.count } == 2)
+
+        // What the three saves wrote, read back through another coordinator.
+        let reader = NSPersistentStoreCoordinator(managedObjectModel: SQLiteSaveStatementsTests.model())
+        _ = try reader.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: stack.url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = reader
+        let stored = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).first)
+        #expect(stored.value(forKey: "count") as? Int64 == 3 && stored.value(forKey: "label") as? String == "b")
     }
 }

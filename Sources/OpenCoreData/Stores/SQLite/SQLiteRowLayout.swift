@@ -72,6 +72,8 @@ final class SQLiteRowLayout: @unchecked Sendable {
     private let onlyEntity: (number: Int64, rows: EntityRows)?
     /// By `Z_ENT`: every entity of the store, for the entity columns of to-one keys (`Z<n>_<REL>`).
     private let storeEntities: [Int64: NSEntityDescription]
+    /// The UPDATEs made so far, by entity and key set (see ``updatePlan(number:keys:dialect:)``).
+    let updatePlans = Locked<[UpdateKey: UpdatePlan]>([:])
 
     /// The layout of `table` for the entities of `schema` it stores, resolved in `model`.
     init(table: SQLTableMapping, schema: SQLiteSchema, model: NSManagedObjectModel?, dialect: SQLiteDialect) {
@@ -136,8 +138,8 @@ final class SQLiteRowLayout: @unchecked Sendable {
     /// `decoding` is what the rows of one statement share (``SQLiteRowDecoding``).
     func snapshot(at statement: SQLiteStatement, store: SQLiteStore, decoding: inout SQLiteRowDecoding,
                   reusing cache: SQLiteRowCache? = nil, objectID known: NSManagedObjectID? = nil) throws -> ObjectSnapshot {
-        let number = sqlite3_column_int64(statement, 1)
-        guard sqlite3_column_type(statement, 1) == SQLITE_INTEGER, let rows = rows(number: number) else {
+        let entityCell = sqlite3_column_value(statement, 1)
+        guard sqlite3_value_type(entityCell) == SQLITE_INTEGER, let rows = rows(number: sqlite3_value_int64(entityCell)) else {
             throw rowError("\(describe(statement, 1)) names no entity stored in this table", column: 1, statement: statement, store: store)
         }
         let objectID: NSManagedObjectID
@@ -146,24 +148,32 @@ final class SQLiteRowLayout: @unchecked Sendable {
         } else {
             objectID = NSManagedObjectID(entity: rows.entity, origin: decoding.origin, primaryKey: sqlite3_column_int64(statement, 0))
         }
-        switch sqlite3_column_type(statement, 2) {
+        let versionCell = sqlite3_column_value(statement, 2)
+        switch sqlite3_value_type(versionCell) {
         case SQLITE_INTEGER, SQLITE_NULL: break
         default: throw rowError("\(describe(statement, 2)) is not a version number", column: 2, statement: statement, store: store)
         }
-        let version = sqlite3_column_int64(statement, 2)
+        let version = sqlite3_value_int64(versionCell)
         if let cache, let cached = cache.snapshot(for: objectID, version: version) { return cached }
         var slots = rows.layout.emptyValues
         var byName: [(name: String, value: Any)] = []
-        try rows.steps.withUnsafeBufferPointer { steps in
-            for step in steps {
-                let type = sqlite3_column_type(statement, step.column)
-                if type == SQLITE_NULL { continue }
-                if step.readsInt64 && type == SQLITE_INTEGER, step.slot >= 0 {
-                    slots[step.slot] = .int64(sqlite3_column_int64(statement, step.column))
-                    continue
+        // One uniqueness check (and copy of the empty values) for the row, not one per slot.
+        try slots.withUnsafeMutableBufferPointer { slots in
+            try rows.steps.withUnsafeBufferPointer { steps in
+                for step in steps {
+                    // The column's value read once: `sqlite3_column_type` and `sqlite3_column_int64`
+                    // each take the connection's mutex; the `sqlite3_value` calls take none (the
+                    // connection is used on its queue only, so the unprotected value is safe).
+                    let cell = sqlite3_column_value(statement, step.column)
+                    let type = sqlite3_value_type(cell)
+                    if type == SQLITE_NULL { continue }
+                    if step.readsInt64 && type == SQLITE_INTEGER, step.slot >= 0 {
+                        slots[step.slot] = .int64(sqlite3_value_int64(cell))
+                        continue
+                    }
+                    guard let value = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store, decoding: &decoding) else { continue }
+                    if step.slot >= 0 { slots[step.slot] = SlotValue(some: value) } else { byName.append((rows.fields[step.field].name, value)) }
                 }
-                guard let value = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store, decoding: &decoding) else { continue }
-                if step.slot >= 0 { slots[step.slot] = SlotValue(some: value) } else { byName.append((rows.fields[step.field].name, value)) }
             }
         }
         var snapshot = ObjectSnapshot(objectID: objectID, layout: rows.layout, slots: slots, version: version)

@@ -34,17 +34,14 @@ struct SQLiteRowWriter {
         let fields: [SQLiteRowLayout.Field]
         let steps: ContiguousArray<SQLiteRowLayout.Step>
 
-        init(statement: Statement, fields: [SQLiteRowLayout.Field]) {
+        init(statement: Statement, fields: [SQLiteRowLayout.Field], steps: ContiguousArray<SQLiteRowLayout.Step>? = nil) {
             self.statement = statement
             self.fields = fields
-            steps = SQLiteRowLayout.steps(of: fields)
+            self.steps = steps ?? SQLiteRowLayout.steps(of: fields)
         }
     }
 
-    private struct UpdateKey: Hashable {
-        let entity: Int64
-        let keys: Set<String>?
-    }
+    private typealias UpdateKey = SQLiteRowLayout.UpdateKey
 
     init(store: SQLiteStore, db: Database) {
         self.store = store
@@ -93,8 +90,8 @@ struct SQLiteRowWriter {
         } else if let cached = updates[key] {
             prepared = cached
         } else {
-            let fields = layout.writeFields(number: number, keys: keys)
-            prepared = Prepared(statement: try db.cachedStatement(sql: layout.updateSQL(fields: fields, dialect: store.dialect)), fields: fields)
+            let plan = layout.updatePlan(key, dialect: store.dialect)
+            prepared = Prepared(statement: try db.cachedStatement(sql: plan.sql), fields: plan.fields, steps: plan.steps)
             updates[key] = prepared
         }
         lastUpdate = (key, prepared)

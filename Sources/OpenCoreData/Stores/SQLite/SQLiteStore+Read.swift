@@ -61,9 +61,11 @@ extension SQLiteStore {
         let layout = layouts[table]
         let origin = objectIDOrigin()
         try forEachRow(sql: sql, arguments: arguments, db: db) { row in
-            if sqlite3_column_type(row, 0) == SQLITE_INTEGER, sqlite3_column_type(row, 1) == SQLITE_INTEGER,
-               let entity = layout?.entity(number: sqlite3_column_int64(row, 1)) {
-                result.append(NSManagedObjectID(entity: entity, origin: origin, primaryKey: sqlite3_column_int64(row, 0)))
+            // Each column read once (see `SQLiteRowLayout.snapshot(at:…)`).
+            let key = sqlite3_column_value(row, 0), number = sqlite3_column_value(row, 1)
+            if sqlite3_value_type(key) == SQLITE_INTEGER, sqlite3_value_type(number) == SQLITE_INTEGER,
+               let entity = layout?.entity(number: sqlite3_value_int64(number)) {
+                result.append(NSManagedObjectID(entity: entity, origin: origin, primaryKey: sqlite3_value_int64(key)))
             } else {
                 result.append(try objectID(key: DatabaseValue(sqliteStatement: row, index: 0),
                                            entity: DatabaseValue(sqliteStatement: row, index: 1), table: table, layout: layout))

@@ -128,10 +128,12 @@ enum SQLConstant {
     /// Whether `value` is a temporary object ID (or an object that has one), which no stored row
     /// can equal.
     static func isUnsavedObject(_ value: Any?) -> Bool {
-        switch ValueComparison.unwrap(value) {
-        case let id as NSManagedObjectID: return id.primaryKey == nil
-        case let object as NSManagedObject: return object.objectID.primaryKey == nil
-        default: return false
-        }
+        guard let value = ValueComparison.unwrap(value) else { return false }
+        // The dynamic type first: a failed cast of a number or string to a class costs the
+        // runtime's search for bridging conformances (about 1,500 instructions each).
+        let type = Swift.type(of: value)
+        if type == NSManagedObjectID.self, let id = value as? NSManagedObjectID { return id.primaryKey == nil }
+        guard type is NSManagedObject.Type, let object = value as? NSManagedObject else { return false }
+        return object.objectID.primaryKey == nil
     }
 }
