@@ -64,7 +64,7 @@ enum BuiltInFunctions {
     /// The canonical selector for a call of `name` with `argumentCount` arguments.
     static func resolve(_ name: String, argumentCount: Int) -> Result<String, ResolutionError> {
         let key = name.lowercased()
-        if name.contains(":") {
+        if PredicateToken.hasColon(name) {
             guard let selector = bySelector[key] else { return .failure(.unknown(name)) }
             let expected = arity(of: selector)
             guard expected == argumentCount else {

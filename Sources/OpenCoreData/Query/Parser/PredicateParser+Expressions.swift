@@ -209,7 +209,7 @@ extension PredicateParser {
 
     static func isKeyStart(_ token: PredicateToken) -> Bool {
         switch token.kind {
-        case .identifier(let name): return !name.contains(":")
+        case .identifier(let name): return !PredicateToken.hasColon(name)
         case .escapedKey, .atKey, .keyPathArgument: return true
         default: return false
         }
@@ -238,7 +238,7 @@ extension PredicateParser {
 
     private mutating func key() throws -> String {
         switch current.kind {
-        case .identifier(let name) where !name.contains(":"):
+        case .identifier(let name) where !PredicateToken.hasColon(name):
             advance()
             return name
         case .escapedKey(let name), .atKey(let name), .keyPathArgument(let name):
@@ -313,7 +313,7 @@ extension PredicateParser {
             default: return try builtInCall(name)
             }
         }
-        if name.contains(":") { throw error("expected '(' after the function name '\(name)'", at: peek(1)) }
+        if PredicateToken.hasColon(name) { throw error("expected '(' after the function name '\(name)'", at: peek(1)) }
         switch upper {
         case "NULL", "NIL":
             advance()

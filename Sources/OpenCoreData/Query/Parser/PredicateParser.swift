@@ -341,7 +341,7 @@ struct PredicateParser {
         after operatorToken: PredicateToken
     ) throws -> (NSComparisonPredicate.Options, letters: String?) {
         guard accept("[") else { return ([], nil) }
-        guard case .identifier(let letters) = current.kind, !letters.contains(":") else {
+        guard case .identifier(let letters) = current.kind, !PredicateToken.hasColon(letters) else {
             throw unexpected("comparison options such as c, d, n or cd")
         }
         var options: NSComparisonPredicate.Options = []
