@@ -122,4 +122,37 @@ import Testing
         let stored = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).first)
         #expect(stored.value(forKey: "count") as? Int64 == 3 && stored.value(forKey: "label") as? String == "b")
     }
+    @Test func aSaveIsOneTransactionThroughReusedStatements() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stack = try Stack(directory: directory)
+        let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: stack.context)
+        item.setValue(Int64(1), forKey: "count")
+        let statements = try stack.statements { try stack.context.save() }
+        #expect(statements.first == "BEGIN IMMEDIATE TRANSACTION" && statements.last == "COMMIT TRANSACTION")
+    }
+
+    @Test func aFailingTransactionRollsBackAndLeavesTheConnectionUsable() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let queue = try DatabaseQueue(path: directory.appendingPathComponent("t.sqlite").path)
+        try queue.write { db in try db.execute(sql: "CREATE TABLE t (v INTEGER)") }
+        let (refused, leftOpen, openAfterCommit) = try queue.writeWithoutTransaction { db -> (Bool, Bool, Bool) in
+            var refused = false
+            do {
+                try db.inReusedTransaction {
+                    try db.execute(sql: "INSERT INTO t VALUES (1)")
+                    throw CancellationError()
+                }
+            } catch is CancellationError {
+                refused = true
+            }
+            let leftOpen = db.isInsideTransaction
+            try db.inReusedTransaction { try db.execute(sql: "INSERT INTO t VALUES (2)") }
+            return (refused, leftOpen, db.isInsideTransaction)
+        }
+        #expect(refused && !leftOpen && !openAfterCommit)
+        // The failed transaction's row was rolled back; the next one's committed.
+        #expect(try queue.read { db in try Int64.fetchAll(db, sql: "SELECT v FROM t") } == [2])
+    }
 }
