@@ -72,20 +72,21 @@ enum SlotValue {
         }
     }
 
-    /// The value as a `T` when it is an inline value of exactly that type (a comparison of
-    /// metatypes, no runtime cast); nil otherwise (the caller converts).
+    /// The value of an inline case as a `T`, which must be its exact type (``inlineType`` is
+    /// `T`'s; no runtime cast). Returns `T`, not `T?`: generic code that runs unspecialized
+    /// would look up `Optional<T>`'s metadata at every call.
     @inline(__always)
-    func exactValue<T>(as type: T.Type) -> T? {
+    func inlineValue<T>(as type: T.Type) -> T {
         switch self {
-        case .int64(let value): T.self == Int64.self ? unsafeBitCast(value, to: T.self) : nil
-        case .int32(let value): T.self == Int32.self ? unsafeBitCast(value, to: T.self) : nil
-        case .int16(let value): T.self == Int16.self ? unsafeBitCast(value, to: T.self) : nil
-        case .double(let value): T.self == Double.self ? unsafeBitCast(value, to: T.self) : nil
-        case .float(let value): T.self == Float.self ? unsafeBitCast(value, to: T.self) : nil
-        case .bool(let value): T.self == Bool.self ? unsafeBitCast(value, to: T.self) : nil
-        case .date(let value): T.self == Date.self ? unsafeBitCast(value, to: T.self) : nil
-        case .string(let value): T.self == String.self ? unsafeBitCast(value, to: T.self) : nil
-        case .none, .other: nil
+        case .int64(let value): unsafeBitCast(value, to: T.self)
+        case .int32(let value): unsafeBitCast(value, to: T.self)
+        case .int16(let value): unsafeBitCast(value, to: T.self)
+        case .double(let value): unsafeBitCast(value, to: T.self)
+        case .float(let value): unsafeBitCast(value, to: T.self)
+        case .bool(let value): unsafeBitCast(value, to: T.self)
+        case .date(let value): unsafeBitCast(value, to: T.self)
+        case .string(let value): unsafeBitCast(value, to: T.self)
+        case .none, .other: preconditionFailure("inlineValue(as:) of a slot without an inline value")
         }
     }
 

@@ -136,15 +136,18 @@ import Testing
     /// A typed read takes an inline value out only as its exact type; anything else is left to
     /// the general conversion.
     @Test func slotValuesGiveTheirExactTypeOnly() {
-        #expect(SlotValue(Int64(9)).exactValue(as: Int64.self) == 9)
-        #expect(SlotValue(Int64(9)).exactValue(as: Int.self) == nil)
-        #expect(SlotValue(Int32(9)).exactValue(as: Int64.self) == nil)
-        #expect(SlotValue("long enough to live on the heap, not inline").exactValue(as: String.self) == "long enough to live on the heap, not inline")
-        #expect(SlotValue(true).exactValue(as: Bool.self) == true)
-        #expect(SlotValue(Date(timeIntervalSinceReferenceDate: 5)).exactValue(as: Date.self) == Date(timeIntervalSinceReferenceDate: 5))
-        #expect(SlotValue(Int64(9)).exactValue(as: Int64?.self) == nil)
-        #expect(SlotValue(Data([1])).exactValue(as: Data.self) == nil)
-        #expect(SlotValue(nil).exactValue(as: Int64.self) == nil)
+        func exact<T>(_ slot: SlotValue, as type: T.Type) -> T? {
+            slot.inlineType == ObjectIdentifier(T.self) ? slot.inlineValue(as: T.self) : nil
+        }
+        #expect(exact(SlotValue(Int64(9)), as: Int64.self) == 9)
+        #expect(exact(SlotValue(Int64(9)), as: Int.self) == nil)
+        #expect(exact(SlotValue(Int32(9)), as: Int64.self) == nil)
+        #expect(exact(SlotValue("long enough to live on the heap, not inline"), as: String.self) == "long enough to live on the heap, not inline")
+        #expect(exact(SlotValue(true), as: Bool.self) == true)
+        #expect(exact(SlotValue(Date(timeIntervalSinceReferenceDate: 5)), as: Date.self) == Date(timeIntervalSinceReferenceDate: 5))
+        #expect(exact(SlotValue(Int64(9)), as: Int64?.self) == nil)
+        #expect(exact(SlotValue(Data([1])), as: Data.self) == nil)
+        #expect(exact(SlotValue(nil), as: Int64.self) == nil)
     }
 
     /// Two slot values of one inline case compare directly; NaN and other cases are left to the
