@@ -9,6 +9,7 @@ import GRDBSQLite
 /// table's columns in Apple's order) and decodes rows by column position, never by name: the
 /// layout is computed once per store, when its schema is built. A row's `Z_ENT` picks the
 /// fields of its entity (subentities share the root table, each with its own columns).
+// @unchecked Sendable: immutable once made, apart from `updatePlans`, which its own lock guards.
 final class SQLiteRowLayout: @unchecked Sendable {
     /// One property column (or column pair) of an entity's snapshot.
     struct Field {
@@ -72,7 +73,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
     private let onlyEntity: (number: Int64, rows: EntityRows)?
     /// By `Z_ENT`: every entity of the store, for the entity columns of to-one keys (`Z<n>_<REL>`).
     private let storeEntities: [Int64: NSEntityDescription]
-    /// The UPDATEs made so far, by entity and key set (see ``updatePlan(number:keys:dialect:)``).
+    /// The UPDATEs made so far, by entity and key set (see ``updatePlan(_:dialect:)``).
     let updatePlans = Locked<[UpdateKey: UpdatePlan]>([:])
 
     /// The layout of `table` for the entities of `schema` it stores, resolved in `model`.
