@@ -293,6 +293,15 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         throw unsupported("persistent history")
     }
 
+    /// Whether the coordinator runs this store's fetches without its lock, through
+    /// ``executeFetchOutsideCoordinatorLock(_:)``: the SQLite store in WAL mode, which reads on
+    /// connections of its own. Others are called under the lock.
+    var fetchesOutsideCoordinatorLock: Bool { false }
+
+    /// Runs a fetch request on the store outside the coordinator's lock, or returns `nil` when
+    /// it can't now (the coordinator then takes its lock and calls ``executeFetch(_:)``).
+    func executeFetchOutsideCoordinatorLock(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult? { nil }
+
     /// A reader of the store's data as it is now and will stay for a query generation, or `nil`
     /// when the store can't pin one: contexts then read it unpinned, as Apple documents for
     /// stores that are not SQLite in WAL mode (`QueryGeneration.swift`). Only the SQLite store

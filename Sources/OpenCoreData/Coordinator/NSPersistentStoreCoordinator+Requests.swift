@@ -16,8 +16,17 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// ``executeFetch(_:)`` at a pinned context's query generation (`nil`: the newest data).
+    ///
+    /// A fetch of the newest data from one store that reads on connections of its own (SQLite
+    /// in WAL mode, see `SQLiteReaderPool`) runs without the coordinator's lock: it neither
+    /// waits for another context's save nor holds one up, as fetches on Apple's connection pool
+    /// don't. Every other fetch runs under the lock.
     func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>, at generation: QueryGeneration?) throws -> StoreFetchResult {
-        try withLock {
+        if generation == nil, let store = storeFetchingOutsideLock(request),
+           let result = try store.executeFetchOutsideCoordinatorLock(request) {
+            return result
+        }
+        return try withLock {
             let entity = try fetchEntity(of: request)
             if persistentStores.isEmpty { throw PersistentStoreErrors.noStore(for: entity, operation: "fetch") }
             let stores = affectedStores(for: request, entity: entity)
@@ -27,6 +36,16 @@ extension NSPersistentStoreCoordinator {
             }
             return try mergedFetch(request, entity: entity, stores: stores, at: generation)
         }
+    }
+
+    /// The one store `request` affects when that store fetches outside the coordinator's lock
+    /// (chosen without the lock: the store list has a lock of its own); else `nil`, and errors
+    /// are left to the fetch under the lock.
+    private func storeFetchingOutsideLock(_ request: NSFetchRequest<NSFetchRequestResult>) -> NSPersistentStore? {
+        guard let entity = try? fetchEntity(of: request) else { return nil }
+        let stores = affectedStores(for: request, entity: entity)
+        guard stores.count == 1, let store = stores.first, store.fetchesOutsideCoordinatorLock else { return nil }
+        return store
     }
 
     /// The current snapshots of the given objects, from their stores (past their caches when

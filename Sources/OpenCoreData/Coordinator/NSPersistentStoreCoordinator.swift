@@ -9,24 +9,33 @@
 /// migration (`+Migration`) and the context's interface (`+Requests`).
 ///
 /// Every operation on the stores runs under the coordinator's recursive lock
-/// (`operationLock`), so the contexts of many queues share one coordinator safely.
+/// (`operationLock`), so the contexts of many queues share one coordinator safely. One kind
+/// runs outside it, as on Apple's connection pool: a fetch from one SQLite store in WAL mode
+/// reads on a connection of the store's own once the lock has chosen the store, so it neither
+/// waits for nor holds up other contexts' saves (and holding the lock with ``lock()`` does not
+/// hold such fetches up either).
 ///
 /// Differences from Apple: `perform` and `performAndWait` run the block inline, on the caller's
 /// thread, under the coordinator's lock.
-// @unchecked Sendable: the stores and everything reached through them are used only under
-// `operationLock`; the model is frozen (immutable) before the coordinator exists.
+// @unchecked Sendable: the store list has its own lock (and changes under `operationLock`);
+// the stores and everything reached through them are used only under `operationLock`, except a
+// fetch of a store whose `fetchesOutsideCoordinatorLock` is true (the SQLite store's reader pool
+// and row cache have their own locks); the model is frozen (immutable) before the coordinator
+// exists.
 open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The model of every store of this coordinator. Adding the coordinator freezes it.
     public let managedObjectModel: NSManagedObjectModel
 
-    /// The stores, in the order they were added. Read and written under `operationLock`.
+    /// The stores, in the order they were added. Changed under `operationLock`; read without
+    /// it (under the list's own lock), so that choosing the stores of a fetch does not wait for
+    /// another context's save.
     open internal(set) var persistentStores: [NSPersistentStore] {
-        get { withLock { stores } }
-        set { withLock { stores = newValue } }
+        get { stores.withLock { $0 } }
+        set { withLock { stores.withLock { $0 = newValue } } }
     }
 
-    /// Storage of ``persistentStores``; touched only under ``operationLock``.
-    private var stores: [NSPersistentStore] = []
+    /// Storage of ``persistentStores``.
+    private let stores = Locked<[NSPersistentStore]>([])
 
     /// The coordinator's name, for debugging. Read and written under `operationLock`.
     open var name: String? {

@@ -19,7 +19,7 @@ extension SQLiteStore {
         let database = try openDatabase()
         let mode = try database.inDatabase { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         guard mode?.lowercased() == "wal" else { return nil }
-        let connection = try openQueue(at: URL(fileURLWithPath: database.path), readingOnly: true)
+        let connection = try openReader(at: database.path)
         try connection.inDatabase { db in
             try db.execute(sql: "BEGIN DEFERRED TRANSACTION")
             // The transaction's first read takes its snapshot of the WAL.
@@ -78,7 +78,7 @@ final class SQLiteGenerationReader: StoreReading, @unchecked Sendable {
     }
 
     func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
-        try reading { try store.runFetch(request, on: $0) }
+        try reading { try store.runFetch(request, on: $0, reusing: nil) }
     }
 
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {

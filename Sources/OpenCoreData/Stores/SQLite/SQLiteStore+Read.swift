@@ -221,11 +221,11 @@ extension SQLiteStore {
     /// entity are read and evaluated with the same in-memory evaluator as the atomic stores.
     /// The SQL compiler (`SQL/`) replaces that second path with compiled SQL.
     ///
-    /// On `connection` (a query generation's) the fetch neither reads nor fills the row cache,
-    /// which holds the newest rows; else it runs on the store's own connection.
-    func runFetch(_ request: NSFetchRequest<NSFetchRequestResult>, on connection: DatabaseQueue? = nil) throws -> StoreFetchResult {
-        let queue = try connection ?? openDatabase()
-        let cache = connection == nil ? rowCache : nil
+    /// It runs on `queue`: the store's own connection, a reader of its pool, or a query
+    /// generation's connection. Rows `cache` holds at their current `Z_OPT` are not decoded
+    /// again (a generation passes none: the cache holds the newest rows); filling the cache is
+    /// the caller's.
+    func runFetch(_ request: NSFetchRequest<NSFetchRequestResult>, on queue: DatabaseQueue, reusing cache: SQLiteRowCache?) throws -> StoreFetchResult {
         let name = request.entity?.name ?? request.entityName ?? ""
         guard let mapping = schema.entity(named: name), let entity = modelEntity(name) else {
             throw PersistentStoreErrors.make(NSCoreDataError,

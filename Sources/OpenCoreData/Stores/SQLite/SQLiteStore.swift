@@ -90,6 +90,10 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// coordinator: fetches fill it, fault firing reads it before SQL, saves keep it current.
     let rowCache = SQLiteRowCache()
 
+    /// The read-only connections fetches run on outside the coordinator's lock, started when
+    /// the file is open in WAL mode (`SQLiteReaderPool.swift`).
+    let readers = SQLiteReaderPool()
+
     /// The read connections of the query generations pinned on this store, not retained
     /// (`SQLiteStore+QueryGeneration.swift`). Guarded by `lock`.
     var generationReaders: [WeakGenerationReader] = []
@@ -191,18 +195,51 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             lock.withLock { super.metadata = fresh }
         }
         try applyPragmaOptions(queue)
+        try startReaders(on: queue)
+    }
+
+    /// How many connections a store opens at most, writer included, without
+    /// `NSPersistentStoreConnectionPoolMaxSizeKey`.
+    static let defaultConnectionPoolSize = 4
+
+    /// Starts the reader pool when `queue`, the store's own connection, is in WAL mode and
+    /// `NSPersistentStoreConnectionPoolMaxSizeKey` (connections, writer included) leaves room
+    /// for readers. In another journal mode a reader would block the writer's commits, so
+    /// every fetch runs on the store's own connection under the coordinator's lock.
+    private func startReaders(on queue: DatabaseQueue) throws {
+        let size = (options?[NSPersistentStoreConnectionPoolMaxSizeKey] as? NSNumber)?.intValue
+            ?? (options?[NSPersistentStoreConnectionPoolMaxSizeKey] as? Int) ?? Self.defaultConnectionPoolSize
+        guard size > 1 else { return }
+        let mode = try queue.inDatabase { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        guard mode?.lowercased() == "wal" else { return }
+        // Unowned: the pool is the store's, and only the store's fetches open readers. The path
+        // is read now: `database` changes under the coordinator's lock, which readers don't take.
+        let path = queue.path
+        readers.start(capacity: size - 1) { [unowned self] in try self.openReader(at: path) }
+    }
+
+    /// A read-only connection to the database at `path`, the store's open file (for the reader
+    /// pool and query generations), with the store's SQL functions and the pragmas of `NSSQLitePragmasOption`
+    /// that apply to reading, traced into ``sqlLog`` from then on.
+    func openReader(at path: String) throws -> DatabaseQueue {
+        let reader = try openQueue(at: URL(fileURLWithPath: path), readingOnly: true)
+        try applyPragmaOptions(reader, readingOnly: true)
+        reader.inDatabase { db in sqlLog.install(on: db) }
+        return reader
     }
 
     /// Opens the file with the pragmas Core Data sets; `readingOnly` opens a read-only
-    /// connection that sets none (a query generation's, `SQLiteStore+QueryGeneration.swift`).
+    /// connection that sets none (see ``openReader(at:)``).
     func openQueue(at url: URL, readingOnly: Bool = false) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = isReadOnly || readingOnly
-        configuration.label = readingOnly ? "OpenCoreData.SQLiteStore.generation" : "OpenCoreData.SQLiteStore"
+        configuration.label = readingOnly ? "OpenCoreData.SQLiteStore.reader" : "OpenCoreData.SQLiteStore"
         configuration.busyMode = .timeout(Self.busyTimeout)
-        // A generation's connection keeps its read transaction open between accesses.
+        // A generation's reader keeps its read transaction open between accesses.
         configuration.allowsUnsafeTransactions = readingOnly
-        sqlLog.install(in: &configuration)
+        // A reader traces from when it is ready (``openReader(at:)``): not GRDB's check that the
+        // file is a database, which would count as a fetch's statement.
+        if !readingOnly { sqlLog.install(in: &configuration) }
         let wantsWAL = (pragmaOptions["journal_mode"].map { $0.uppercased() == "WAL" }) ?? true
         let readOnly = isReadOnly || readingOnly
         configuration.prepareDatabase { db in
@@ -242,14 +279,14 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// Runs each pragma of `NSSQLitePragmasOption`. Pragma values can't be bound parameters,
     /// so names and values are checked to be plain words or numbers before they are written.
-    private func applyPragmaOptions(_ queue: DatabaseQueue) throws {
+    private func applyPragmaOptions(_ queue: DatabaseQueue, readingOnly: Bool = false) throws {
         for (name, value) in pragmaOptions.sorted(by: { $0.key < $1.key }) {
             let plain = { (text: String) in !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == ".") } }
             guard plain(name), plain(value) else {
                 throw PersistentStoreErrors.make(NSPersistentStoreInvalidTypeError,
                     "NSSQLitePragmasOption: '\(name)' = '\(value)' is not a pragma name and plain value.", stores: [self], url: url)
             }
-            if isReadOnly && (name == "journal_mode" || name == "auto_vacuum") { continue }
+            if (isReadOnly || readingOnly) && (name == "journal_mode" || name == "auto_vacuum") { continue }
             try queue.writeWithoutTransaction { db in _ = try Row.fetchAll(db, sql: "PRAGMA \(name) = \(value)") }
         }
     }
@@ -392,12 +429,27 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         try readRelatedObjectIDs(for: relationship, of: objectID)
     }
 
-    /// Runs a fetch request (see `runFetch(_:)`).
+    /// Runs a fetch request on the store's own connection (see `runFetch(_:on:reusing:)`).
     /// The snapshots fetched go into the row cache (the last `SQLiteRowCache/capacity` of
     /// them: earlier ones would be evicted at once).
     open override func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
-        let result = try runFetch(request)
+        let result = try runFetch(request, on: openDatabase(), reusing: rowCache)
         if case .snapshots(let snapshots) = result { rowCache.insert(contentsOf: snapshots.suffix(rowCache.capacity)) }
+        return result
+    }
+
+    /// In WAL mode, fetches run on the reader pool (`SQLiteReaderPool.swift`).
+    override var fetchesOutsideCoordinatorLock: Bool { readers.isOpen }
+
+    /// Runs a fetch request on a reader of the pool, outside the coordinator's lock; `nil` when
+    /// the pool has no reader to give (the coordinator then runs ``executeFetch(_:)``). The
+    /// snapshots go into the row cache unless a save wrote it while they were read.
+    override func executeFetchOutsideCoordinatorLock(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult? {
+        let writes = rowCache.writeCount
+        guard let result = try readers.withReader({ try runFetch(request, on: $0, reusing: rowCache) }) else { return nil }
+        if case .snapshots(let snapshots) = result {
+            rowCache.insert(contentsOf: snapshots.suffix(rowCache.capacity), ifNoWritesSince: writes)
+        }
         return result
     }
 
@@ -509,6 +561,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     open override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
         lock.withLock { remoteChangeWatcher }?.stop()
         closeGenerationReaders()
+        readers.close()
         rowCache.removeAll()
         statementCache.removeAll()
         try? database?.close()

@@ -46,6 +46,9 @@ final class SQLiteRowCache: @unchecked Sendable {
     @exclusivity(unchecked) private var head = 0
     private(set) var hits = 0
     private(set) var misses = 0
+    /// How many times a save (or a removal) changed the cache: a fetch run outside the
+    /// coordinator's lock caches its rows only if this did not move while it read them.
+    private var writes = 0
 
     init(capacity: Int = 10_000) {
         self.capacity = max(capacity, 1)
@@ -92,16 +95,41 @@ final class SQLiteRowCache: @unchecked Sendable {
         lock.withLock { entries.index(of: objectID.key) != nil }
     }
 
-    /// Keeps `snapshot`, replacing an older one of the same object, and evicts the oldest rows
-    /// past the capacity.
+    /// Keeps `snapshot`, a row just saved, replacing an older one of the same object (a write:
+    /// see ``writeCount``), and evicts the oldest rows past the capacity.
     func insert(_ snapshot: ObjectSnapshot) {
-        lock.withLock { insertLocked(snapshot) }
+        lock.withLock {
+            writes &+= 1
+            insertLocked(snapshot)
+        }
     }
 
-    /// Keeps every snapshot of `snapshots`, under one lock.
+    /// Keeps every snapshot of `snapshots`, rows just read under the coordinator's lock, under
+    /// one lock.
     func insert<S: Sequence>(contentsOf snapshots: S) where S.Element == ObjectSnapshot {
         let now = ProcessInfo.processInfo.systemUptime
         lock.withLock { for snapshot in snapshots { insertLocked(snapshot, now: now) } }
+    }
+
+    /// The count of writes (saved rows and removals) so far, read before a fetch that runs
+    /// outside the coordinator's lock starts reading.
+    var writeCount: Int { lock.withLock { writes } }
+
+    /// Keeps every snapshot of `snapshots`, rows a fetch read outside the coordinator's lock,
+    /// unless the cache was written since `writeCount` was `count`: a save that committed while
+    /// the fetch read may have cached newer rows (or forgotten deleted ones) that these older
+    /// ones must not replace. Returns whether they were kept.
+    ///
+    /// A save caches its rows after its commit, so rows read before that commit are either
+    /// kept first and then replaced by the save, or not kept at all.
+    @discardableResult
+    func insert<S: Sequence>(contentsOf snapshots: S, ifNoWritesSince count: Int) -> Bool where S.Element == ObjectSnapshot {
+        let now = ProcessInfo.processInfo.systemUptime
+        return lock.withLock {
+            guard writes == count else { return false }
+            for snapshot in snapshots { insertLocked(snapshot, now: now) }
+            return true
+        }
     }
 
     private func insertLocked(_ snapshot: ObjectSnapshot, now: TimeInterval = ProcessInfo.processInfo.systemUptime) {
@@ -124,12 +152,14 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// Forgets `objectIDs` (deleted rows, or rows a save rewrote without a new snapshot).
     func remove<S: Sequence>(_ objectIDs: S) where S.Element == NSManagedObjectID {
         lock.withLock {
+            writes &+= 1
             for objectID in objectIDs { entries.remove(objectID.key) }
         }
     }
 
     func removeAll() {
         lock.withLock {
+            writes &+= 1
             entries.removeAll()
             order.removeAll()
             head = 0
