@@ -98,14 +98,27 @@ import Testing
         #expect(store.readers.openCount == 0)
     }
 
-    @Test func aReaderThatCantOpenClosesThePoolAndTheFetchStillRuns() throws {
-        // `user_version` writes the file: a read-only connection refuses it.
+    @Test func readersSkipPragmasThatWriteTheFile() throws {
+        // `user_version` writes the file: the store's own connection wrote it, readers can't.
         let (company, store) = try fixture(options: [NSSQLitePragmasOption: ["user_version": "7"]])
-        #expect(store.readers.isOpen)
         #expect(try salaries(company) == ["Ann": 100, "Bob": 200, "Cid": 300, "Dee": 400, "Eve": 50])
-        #expect(!store.readers.isOpen)
-        #expect(store.readers.openCount == 0)
-        #expect(try salaries(company).count == 5)
+        #expect(store.readers.isOpen)
+        #expect(store.readers.openCount == 1)
+        let version = try store.readers.withReader { reader in
+            try reader.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
+        }
+        #expect(version == 7)
+    }
+
+    @Test func aReaderThatCantOpenClosesThePool() {
+        struct Refused: Error {}
+        let pool = SQLiteReaderPool()
+        #expect(pool.withReader { _ in 1 } == nil, "a pool that was never started gives no reader")
+        pool.start(capacity: 2) { throw Refused() }
+        #expect(pool.isOpen)
+        #expect(pool.withReader { _ in 1 } == nil)
+        #expect(!pool.isOpen, "the next fetch reads on the store's own connection without trying again")
+        #expect(pool.openCount == 0)
     }
 
     @Test func readersApplyTheStoresPragmas() throws {

@@ -65,9 +65,9 @@ final class SQLiteReaderPool: @unchecked Sendable {
         do {
             return try open()
         } catch {
-            // A reader that can't be opened (a pragma of the store's options that needs to
-            // write, no file descriptor left) won't open at the next fetch either: the pool
-            // closes, and fetches run on the store's own connection from now on.
+            // A reader that can't be opened (no file descriptor left, a file the process may
+            // not read any more) won't open at the next fetch either: the pool closes, and
+            // fetches run on the store's own connection from now on.
             condition.withLock {
                 opened -= 1
                 isClosed = true

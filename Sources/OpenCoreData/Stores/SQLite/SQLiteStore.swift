@@ -277,8 +277,9 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return result
     }
 
-    /// Runs each pragma of `NSSQLitePragmasOption`. Pragma values can't be bound parameters,
-    /// so names and values are checked to be plain words or numbers before they are written.
+    /// Runs each pragma of `NSSQLitePragmasOption` (on a reader, those it can run). Pragma
+    /// values can't be bound parameters, so names and values are checked to be plain words or
+    /// numbers before they are written.
     private func applyPragmaOptions(_ queue: DatabaseQueue, readingOnly: Bool = false) throws {
         for (name, value) in pragmaOptions.sorted(by: { $0.key < $1.key }) {
             let plain = { (text: String) in !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == ".") } }
@@ -287,7 +288,10 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                     "NSSQLitePragmasOption: '\(name)' = '\(value)' is not a pragma name and plain value.", stores: [self], url: url)
             }
             if (isReadOnly || readingOnly) && (name == "journal_mode" || name == "auto_vacuum") { continue }
-            try queue.writeWithoutTransaction { db in _ = try Row.fetchAll(db, sql: "PRAGMA \(name) = \(value)") }
+            let apply = { try queue.writeWithoutTransaction { db in _ = try Row.fetchAll(db, sql: "PRAGMA \(name) = \(value)") } }
+            // A reader skips a pragma that writes the file (`user_version`): the store's own
+            // connection, which checked every pragma when the store opened, wrote it.
+            if readingOnly { try? apply() } else { try apply() }
         }
     }
 
