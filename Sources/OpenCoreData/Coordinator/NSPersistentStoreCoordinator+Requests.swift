@@ -42,7 +42,9 @@ extension NSPersistentStoreCoordinator {
     /// (chosen without the lock: the store list has a lock of its own); else `nil`, and errors
     /// are left to the fetch under the lock.
     private func storeFetchingOutsideLock(_ request: NSFetchRequest<NSFetchRequestResult>) -> NSPersistentStore? {
-        guard let entity = try? fetchEntity(of: request) else { return nil }
+        // Coordinators without such a store choose their stores once, under the lock.
+        guard persistentStores.contains(where: \.fetchesOutsideCoordinatorLock),
+              let entity = try? fetchEntity(of: request) else { return nil }
         let stores = affectedStores(for: request, entity: entity)
         guard stores.count == 1, let store = stores.first, store.fetchesOutsideCoordinatorLock else { return nil }
         return store

@@ -121,6 +121,29 @@ import Testing
         #expect(pool.openCount == 0)
     }
 
+    /// `NSPersistentStoreConnectionPoolMaxSizeKey` bounds the readers: fetches past it wait for
+    /// one to come back instead of opening more.
+    @Test func concurrentFetchesNeverOpenMoreReadersThanTheCapacity() {
+        let pool = SQLiteReaderPool()
+        let opens = Locked(0), busy = Locked((now: 0, most: 0)), ran = Locked(0)
+        pool.start(capacity: 2) {
+            opens.withLock { $0 += 1 }
+            return try DatabaseQueue()
+        }
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            let value = pool.withReader { reader -> Int? in
+                busy.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                defer { busy.withLock { $0.now -= 1 } }
+                return try? reader.inDatabase { db in try Int.fetchOne(db, sql: "SELECT 1") }
+            }
+            if value == 1 { ran.withLock { $0 += 1 } }
+        }
+        #expect(ran.withLock { $0 } == 16, "every fetch got a reader")
+        #expect(opens.withLock { $0 } <= 2)
+        #expect(busy.withLock { $0.most } <= 2)
+        #expect(pool.openCount == opens.withLock { $0 })
+    }
+
     @Test func readersApplyTheStoresPragmas() throws {
         let (company, store) = try fixture(options: [NSSQLitePragmasOption: ["cache_size": "-512"]])
         let size = try withExtendedLifetime(company) {
