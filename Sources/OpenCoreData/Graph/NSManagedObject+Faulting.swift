@@ -61,7 +61,11 @@ extension NSManagedObject {
     /// transient values drops its whole state, so it is as small as a fresh fault.
     func turnIntoFault(keepingTransients: Bool = true) {
         willTurnIntoFault()
-        if let state {
+        if let state, !state.didAwakeFromInsert, !keepingTransients || state.layout.transientSlots.isEmpty {
+            // Nothing would be left: the whole state goes at once (what the branch below ends
+            // with), not emptied field by field first.
+            self.state = nil
+        } else if let state {
             let layout = state.layout
             if keepingTransients, !layout.transientSlots.isEmpty {
                 let current = state.values

@@ -41,7 +41,9 @@ extension NSManagedObjectContext {
         else { return false }
         let ids = group.ids(ofBatch: batch)
         let walking = group.follows(batch)
-        let faults = registry.objects(for: ids).compactMap { $0 }.filter(\.faultFlag)
+        var faults: [NSManagedObject] = []
+        faults.reserveCapacity(ids.count)
+        for case let object? in registry.objects(for: ids) where object.faultFlag { faults.append(object) }
         let loaded = reportingStoreError(firing: id) {
             try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: stalenessInterval)
         } ?? SnapshotsByID()
@@ -52,9 +54,12 @@ extension NSManagedObjectContext {
                 backing.readAhead(Array(group.ids(ofBatch: next)))
             }
         }
+        // The context's own cache is mostly empty: not probed twice per object then.
+        let cacheHoldsRows = !rowCache.isEmpty
         for fault in faults {
-            if let snapshot = loaded[fault.objectID] ?? fault.fetchedSnapshot ?? rowCache.removeValue(forKey: fault.objectID.key) {
-                rowCache[fault.objectID.key] = nil
+            let id = fault.objectID
+            if let snapshot = loaded[id] ?? fault.fetchedSnapshot ?? (cacheHoldsRows ? rowCache.removeValue(forKey: id.key) : nil) {
+                if cacheHoldsRows { rowCache[id.key] = nil }
                 loadAndAwake(fault, from: snapshot)
             }
         }

@@ -149,18 +149,28 @@ extension SQLiteStore {
         let queue = try connection ?? openDatabase()
         var rowsByTable: [String: [(key: Int64, id: NSManagedObjectID?)]] = [:]
         // IDs come in runs of one entity: look its table up once per run.
+        // The run's rows gather in `run` and join the table's list when the run ends: the table
+        // is hashed once per run, not once per ID.
         var lastEntity: NSEntityDescription?
         var lastTable: String?
+        var run: [(key: Int64, id: NSManagedObjectID?)] = []
+        func endRun() {
+            guard let table = lastTable, !run.isEmpty else { return }
+            rowsByTable[table, default: []].append(contentsOf: run)
+            run.removeAll(keepingCapacity: true)
+        }
         var namesSuperentity = false
         for id in objectIDs where !id.isTemporaryID && id.storeIdentifier == identifier {
             if id.entity !== lastEntity {
+                endRun()
                 lastEntity = id.entity
                 lastTable = layout(for: id.entity)?.table
                 if !id.entity.subentities.isEmpty { namesSuperentity = true }
             }
-            guard let table = lastTable, let key = id.primaryKey else { continue }
-            rowsByTable[table, default: []].append((key, id))
+            guard lastTable != nil, let key = id.primaryKey else { continue }
+            run.append((key, id))
         }
+        endRun()
         var read: [ObjectSnapshot] = []
         try queue.inDatabase { db in
             for (table, rows) in rowsByTable {
