@@ -156,19 +156,13 @@ final class SQLiteRowLayout: @unchecked Sendable {
         }
         let version = sqlite3_value_int64(versionCell)
         if let cache, let cached = cache.snapshot(for: objectID, version: version) { return cached }
+        var slots = rows.layout.emptyValues
         var byName: [(name: String, value: Any)] = []
-        // Decoded into a new buffer, every slot empty first: no copy of the layout's empty
-        // values to make unique, and no old value to destroy where an integer goes.
-        let slotCount = rows.layout.count
-        let slots = try SlotValues(unsafeUninitializedCapacity: slotCount) { slots, initialized in
-            guard let base = slots.baseAddress else { return }
-            // `.none` owns nothing, so the empty values are copied as bytes (initializing slot
-            // by slot copies each through the enum's outlined copy).
-            rows.layout.emptyValues.withUnsafeBufferPointer { empty in
-                guard let source = empty.baseAddress else { return }
-                UnsafeMutableRawPointer(base).copyMemory(from: source, byteCount: slotCount * MemoryLayout<SlotValue>.stride)
-            }
-            initialized = slotCount
+        // One uniqueness check (and copy of the empty values) for the row, not one per slot.
+        // (A copy of the layout's empty buffer is made by code specialized for `SlotValue`;
+        // `SlotValues(unsafeUninitializedCapacity:)` allocates through the standard library's
+        // generic entry point and costs more for a row of few columns.)
+        try slots.withUnsafeMutableBufferPointer { slots in
             try rows.steps.withUnsafeBufferPointer { steps in
                 for step in steps {
                     // The column's value read once: `sqlite3_column_type` and `sqlite3_column_int64`
@@ -177,7 +171,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
                     let cell = sqlite3_column_value(statement, step.column)
                     let type = sqlite3_value_type(cell)
                     if type == SQLITE_NULL { continue }
-                    if step.readsInt64 && type == SQLITE_INTEGER, step.slot >= 0 {
+                    if step.readsInt64 && type == SQLITE_INTEGER, step.slot >= 0, let base = slots.baseAddress {
                         // The slot still holds `.none` (each slot has one step: fields are
                         // properties, by name), which owns nothing: it is initialized over, not
                         // assigned (assigning, or even reading the case, copies and destroys the
