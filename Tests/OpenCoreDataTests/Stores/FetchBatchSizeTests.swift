@@ -130,3 +130,34 @@ extension FetchBatchSizeTests {
         }
     }
 }
+
+extension FetchBatchSizeTests {
+    /// A walk that goes back over batches already turned back into faults reads every value
+    /// again as stored: integers, and NULL integers as nil (rows are decoded into the layout's
+    /// empty slots, integers written straight into theirs).
+    @Test func walkingBackRereadsRefaultedBatchesIncludingNulls() throws {
+        let fixture = try fixture()
+        let writer = fixture.context()
+        for employee in try writer.fetch(fixture.request("Employee")) where ["E3", "E7", "E11"].contains(employee.value(forKey: "name") as? String) {
+            employee.setValue(nil, forKey: "salary")
+        }
+        try writer.save()
+        fixture.forgetCachedRows()
+
+        func values(_ objects: [NSManagedObject]) -> [String] {
+            objects.map { "\($0.value(forKey: "name") as? String ?? "?")=\(($0.value(forKey: "salary") as? Int64).map(String.init) ?? "nil")" }
+        }
+        let reader = fixture.context()
+        let expected = values(try reader.fetch(fixture.request("Employee")))
+        #expect(expected.count == Self.rows)
+        #expect(expected.filter { $0.hasSuffix("=nil") }.count == 3)
+
+        let walker = fixture.context()
+        let request = fixture.request("Employee")
+        request.fetchBatchSize = 4
+        let objects = try walker.fetch(request)
+        #expect(values(objects) == expected, "forward")
+        #expect(objects.prefix(4).allSatisfy { $0.isFault }, "the first batch was turned back into faults")
+        #expect(Array(values(objects.reversed()).reversed()) == expected, "backward, over refaulted batches")
+    }
+}

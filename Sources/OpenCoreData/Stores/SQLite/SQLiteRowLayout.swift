@@ -163,6 +163,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
         // `SlotValues(unsafeUninitializedCapacity:)` allocates through the standard library's
         // generic entry point and costs more for a row of few columns.)
         try slots.withUnsafeMutableBufferPointer { slots in
+            let base = slots.baseAddress   // nil only for a layout without slots
             try rows.steps.withUnsafeBufferPointer { steps in
                 for step in steps {
                     // The column's value read once: `sqlite3_column_type` and `sqlite3_column_int64`
@@ -171,7 +172,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
                     let cell = sqlite3_column_value(statement, step.column)
                     let type = sqlite3_value_type(cell)
                     if type == SQLITE_NULL { continue }
-                    if step.readsInt64 && type == SQLITE_INTEGER, step.slot >= 0, let base = slots.baseAddress {
+                    if step.readsInt64 && type == SQLITE_INTEGER, step.slot >= 0, let base {
                         // The slot still holds `.none` (each slot has one step: fields are
                         // properties, by name), which owns nothing: it is initialized over, not
                         // assigned (assigning, or even reading the case, copies and destroys the
