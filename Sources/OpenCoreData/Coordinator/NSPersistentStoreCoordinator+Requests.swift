@@ -69,9 +69,7 @@ extension NSPersistentStoreCoordinator {
                 let pinned = generation?.reader(of: store)
                 let read = try pinned.map { try $0.snapshots(for: ids) } ?? (fresh ? store.freshSnapshots(for: ids)
                     : maxAge < 0 ? store.snapshots(for: ids) : store.snapshots(for: ids, cachedWithin: maxAge))
-                for snapshot in read {
-                    result.update(snapshot)
-                }
+                result.update(contentsOf: read)
             }
             return result
         }
