@@ -65,6 +65,27 @@ import Testing
         #expect(read.first?["name"] as? String == "Bob")
     }
 
+    /// IDs of two entities of one table in alternating runs are all read (the table's runs
+    /// joined), and so is an ID made by another store object with this store's identifier (no
+    /// shared origin); an ID of another store is not.
+    @Test func runsOfTwoEntitiesAndIDsOfAnEqualStoreAreRead() throws {
+        let fixture = try SQLiteStatementFixture()
+        let all = try fixture.company.snapshots(fixture.company.request("Employee")).map(\.objectID)
+            .sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+        let managers = all.filter { $0.entity.name == "Manager" }, plain = all.filter { $0.entity.name == "Employee" }
+        try #require(!managers.isEmpty && plain.count >= 3)
+        let twin = NSPersistentStore(type: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        twin.identifier = fixture.store.identifier
+        let other = NSPersistentStore(type: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let viaTwin = NSManagedObjectID(entity: plain[2].entity, store: twin, primaryKey: try #require(plain[2].primaryKey))
+        let ofOther = NSManagedObjectID(entity: plain[1].entity, store: other, primaryKey: try #require(plain[1].primaryKey))
+        fixture.forgetCachedRows()
+        let asked = [plain[0], managers[0], plain[1], ofOther, viaTwin]
+        let read = try withExtendedLifetime((twin, other)) { try fixture.store.snapshots(for: asked) }
+        #expect(read.map(\.objectID) == [plain[0], managers[0], plain[1], plain[2]])
+        #expect(read.allSatisfy { $0["name"] is String })
+    }
+
     /// Walking a batched fetch of a whole table in key order loads each batch with one range,
     /// but a batch no larger than a batch of faults with an `IN` list.
     @Test func aBatchedWalkReadsRanges() throws {

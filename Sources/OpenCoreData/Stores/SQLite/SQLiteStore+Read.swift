@@ -156,11 +156,23 @@ extension SQLiteStore {
         var run: [(key: Int64, id: NSManagedObjectID?)] = []
         func endRun() {
             guard let table = lastTable, !run.isEmpty else { return }
-            rowsByTable[table, default: []].append(contentsOf: run)
-            run.removeAll(keepingCapacity: true)
+            if rowsByTable[table] == nil {
+                // The table's first run (usually its only one) is moved in, not copied.
+                rowsByTable[table] = run
+                run = []
+            } else {
+                rowsByTable[table, default: []].append(contentsOf: run)
+                run.removeAll(keepingCapacity: true)
+            }
         }
         var namesSuperentity = false
-        for id in objectIDs where !id.isTemporaryID && id.storeIdentifier == identifier {
+        // An ID made by this store shares its origin: no identifier string compared per ID.
+        let origin = objectIDOrigin(), identifier = self.identifier
+        func isOwn(_ id: NSManagedObjectID) -> Bool {
+            !id.isTemporaryID && (id.origin === origin || id.storeIdentifier == identifier)
+        }
+        run.reserveCapacity(objectIDs.count)
+        for id in objectIDs where isOwn(id) {
             if id.entity !== lastEntity {
                 endRun()
                 lastEntity = id.entity
@@ -175,7 +187,9 @@ extension SQLiteStore {
         try queue.inDatabase { db in
             for (table, rows) in rowsByTable {
                 guard let layout = layouts[table] else { continue }
-                read += try readSnapshots(layout, rows: rows, db: db)
+                let snapshots = try readSnapshots(layout, rows: rows, db: db)
+                // One table (the usual case): the array as it is, not copied snapshot by snapshot.
+                if read.isEmpty { read = snapshots } else { read += snapshots }
             }
         }
         // An ID of an entity with subentities may name a row of a subentity: answer under the
@@ -184,6 +198,8 @@ extension SQLiteStore {
         var byID: [NSManagedObjectID: ObjectSnapshot] = [:]
         for snapshot in read { byID[snapshot.objectID] = snapshot }
         return objectIDs.compactMap { id in
+            // Another store's ID is not answered by a row that has its primary key.
+            guard isOwn(id) else { return nil }
             if let found = byID[id] { return found }
             guard let key = id.primaryKey else { return nil }
             return byID.first { $0.key.primaryKey == key && $0.key.entity.isKindOf(entity: id.entity) }?.value
