@@ -27,8 +27,8 @@ final class SQLiteRowCache: @unchecked Sendable {
         var snapshot: ObjectSnapshot?
         var readTime: TimeInterval = 0
         init() {}
-        init(_ snapshot: ObjectSnapshot, readTime: TimeInterval) {
-            self.key = snapshot.objectID.key
+        init(_ snapshot: consuming ObjectSnapshot, key: ObjectIDKey, readTime: TimeInterval) {
+            self.key = key
             self.snapshot = snapshot
             self.readTime = readTime
         }
@@ -132,13 +132,15 @@ final class SQLiteRowCache: @unchecked Sendable {
         }
     }
 
-    private func insertLocked(_ snapshot: ObjectSnapshot, now: TimeInterval = ProcessInfo.processInfo.systemUptime) {
+    /// Keeps `snapshot` (taken, not copied: a copy retains and later releases each of its
+    /// references).
+    private func insertLocked(_ snapshot: consuming ObjectSnapshot, now: TimeInterval = ProcessInfo.processInfo.systemUptime) {
         let key = snapshot.objectID.key
         let (index, found) = entries.insertionIndex(for: key)
         if found {
-            entries[index] = Entry(snapshot, readTime: now)
+            entries[index] = Entry(snapshot, key: key, readTime: now)
         } else {
-            entries.occupy(index, with: Entry(snapshot, readTime: now))
+            entries.occupy(index, with: Entry(snapshot, key: key, readTime: now))
             order.append(key)
         }
         while entries.count > capacity, head < order.count {
