@@ -70,15 +70,17 @@ struct SnapshotsByID: Sequence {
             return
         }
         table.reserveCapacity(read.count)
-        for (position, snapshot) in read.enumerated() {
-            let (index, found) = table.insertionIndex(for: snapshot.objectID.key)
+        // By position: iterating the snapshots would copy each (retaining its references).
+        for position in read.indices {
+            let key = read[position].objectID.key
+            let (index, found) = table.insertionIndex(for: key)
             guard !found else {
                 // An ID twice: start again, one snapshot at a time.
                 table = LinearProbingTable()
                 for snapshot in read { update(snapshot) }
                 return
             }
-            table.occupy(index, with: Bucket(snapshot.objectID.key, position: position))
+            table.occupy(index, with: Bucket(key, position: position))
         }
         snapshots = read
     }
