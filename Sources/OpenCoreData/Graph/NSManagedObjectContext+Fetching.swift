@@ -181,22 +181,25 @@ extension NSManagedObjectContext {
         let objects = objects(with: snapshots.map(\.objectID))
         let returnsFaults = request.returnsObjectsAsFaults, includesValues = request.includesPropertyValues
         let refreshes = request.shouldRefreshRefetchedObjects
-        return zip(snapshots, objects).map { snapshot, object in
+        // By position: iterating the snapshots would copy each one (retaining its references)
+        // before it is copied again where it goes.
+        for position in objects.indices {
+            let object = objects[position]
             if object.faultFlag {
                 if returnsFaults {
-                    if includesValues { object.fetchedSnapshot = snapshot }
+                    if includesValues { object.fetchedSnapshot = snapshots[position] }
                 } else {
-                    loadAndAwake(object, from: snapshot)
+                    loadAndAwake(object, from: snapshots[position])
                 }
             } else if refreshes && !object.hasChanges {
                 recordingSuspended += 1
-                object.load(snapshot, in: self)
+                object.load(snapshots[position], in: self)
                 recordingSuspended -= 1
                 object.awakeFromSnapshotEvents(.refresh)
                 eventRefreshed.insert(object)
             }
-            return object
         }
+        return objects
     }
 
     // MARK: execute(_:)

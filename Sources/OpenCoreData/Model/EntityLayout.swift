@@ -46,6 +46,10 @@ final class EntityLayout: @unchecked Sendable {
     let defaultValues: SlotValues
     /// Open addressing from a key's ``keyHash(_:)`` to its slot + 1 (0: empty), at most half full.
     private let slotTable: ContiguousArray<Int32>
+    /// Open addressing from the two words of a name kept inline in its `String` (a small
+    /// string: up to 15 UTF-8 bytes) to its slot + 1 (0: empty), at most half full; empty when
+    /// no name is small. See ``slot(forKey:)``.
+    private let smallNames: ContiguousArray<(words: (UInt64, UInt64), slot: Int32)>
 
     /// The number of slots.
     var count: Int { properties.count }
@@ -90,6 +94,20 @@ final class EntityLayout: @unchecked Sendable {
             table[index] = Int32(slot + 1)
         }
         self.slotTable = table
+        var small = ContiguousArray<(words: (UInt64, UInt64), slot: Int32)>()
+        let smallCount = properties.lazy.filter { Self.smallWords($0.name) != nil }.count
+        if smallCount > 0 {
+            var size = 4
+            while size < smallCount * 2 { size *= 2 }
+            small = ContiguousArray(repeating: ((0, 0), 0), count: size)
+            for (slot, property) in properties.enumerated() {
+                guard let words = Self.smallWords(property.name) else { continue }
+                var index = Self.smallHash(words) & (size - 1)
+                while small[index].slot != 0 { index = (index + 1) & (size - 1) }
+                small[index] = (words, Int32(slot + 1))
+            }
+        }
+        self.smallNames = small
         self.emptyValues = SlotValues(repeating: .none, count: properties.count)
         self.defaultValues = SlotValues(properties.map { property -> SlotValue in
             guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return .none }
@@ -102,8 +120,24 @@ final class EntityLayout: @unchecked Sendable {
     /// Hashes the key's UTF-8 bytes with FNV-1a rather than `Hasher` (SipHash behind a
     /// per-process seed): property names are short, and this lookup runs on every
     /// key-value access.
+    ///
+    /// A key kept inline in its `String` (a small string: up to 15 UTF-8 bytes, as property
+    /// names and the literals that name them usually are) is first looked up by its two words
+    /// among the names that are small too: equal words are equal bytes, so a match needs no
+    /// hashing of bytes nor string comparison. Any other key, or a small one not found that way,
+    /// takes the hashed path.
     @inline(__always)
     func slot(forKey key: String) -> Int? {
+        if !smallNames.isEmpty, let words = Self.smallWords(key) {
+            let mask = smallNames.count - 1
+            var index = Self.smallHash(words) & mask
+            while true {
+                let entry = smallNames[index]
+                if entry.slot == 0 { break }
+                if entry.words == words { return Int(entry.slot) - 1 }
+                index = (index + 1) & mask
+            }
+        }
         let mask = slotTable.count - 1
         var index = Self.keyHash(key) & mask
         while true {
@@ -112,6 +146,23 @@ final class EntityLayout: @unchecked Sendable {
             if names[entry - 1] == key { return entry - 1 }
             index = (index + 1) & mask
         }
+    }
+
+    /// The two words of `key` when it is a small string (its bytes kept inline, flagged by bit
+    /// 61 of the second word on 64-bit platforms), else nil. Reading a `String`'s words retains
+    /// nothing, and words equal to a small string's are that string's bytes and count.
+    @inline(__always)
+    static func smallWords(_ key: String) -> (UInt64, UInt64)? {
+        guard MemoryLayout<String>.size == 16 else { return nil }
+        let words = unsafeBitCast(key, to: (UInt64, UInt64).self)
+        return words.1 & (1 << 61) != 0 ? words : nil
+    }
+
+    /// The bucket bits of a small string's words.
+    @inline(__always)
+    static func smallHash(_ words: (UInt64, UInt64)) -> Int {
+        let mixed = (words.0 &* 0x9E37_79B9_7F4A_7C15) ^ words.1
+        return Int(truncatingIfNeeded: mixed ^ (mixed >> 29))
     }
 
     /// FNV-1a over `key`'s UTF-8 bytes (a string's bytes, not its `Character`s: names that are

@@ -47,6 +47,27 @@ import Testing
         }
     }
 
+    /// Names kept inline in their `String`s (up to 15 UTF-8 bytes) are found by their words,
+    /// longer ones by hashing their bytes; keys built at run time find both, near misses neither.
+    @Test func smallAndLongNamesAreFoundByKeysBuiltAnyWay() {
+        let names = ["a0", "fifteen_bytes__", "sixteen_bytes___", "größe", "x"]
+        #expect(EntityLayout.smallWords("a0") != nil && EntityLayout.smallWords("fifteen_bytes__") != nil)
+        #expect(EntityLayout.smallWords("sixteen_bytes___") == nil, "16 bytes are not kept inline")
+        let entity = NSEntityDescription()
+        entity.name = "Mixed"
+        entity.properties = names.map { Self.attribute($0, .integer64AttributeType) }
+        let layout = EntityLayout(entity)
+        for (slot, name) in names.enumerated() {
+            let half = name.index(name.startIndex, offsetBy: name.count / 2)
+            let built = "\(name[..<half])\(name[half...])"
+            #expect(layout.slot(forKey: name) == slot && layout.slot(forKey: built) == slot, "\(name)")
+            #expect(layout.slot(forKey: String(name.dropLast()) + "?") == nil, "\(name)")
+        }
+        for missing in ["a1", "A0", "fifteen_bytes_!", "größ", "sixteen_bytes__!", "y", ""] {
+            #expect(layout.slot(forKey: missing) == nil, "\(missing)")
+        }
+    }
+
     @Test func rulesAreReadFromTheProperties() {
         let entity = NSEntityDescription()
         entity.name = "Item"
