@@ -92,6 +92,10 @@ extension NSPersistentStoreCoordinator {
     /// one before (the same store) is not looked up again, and the groups are a short list, not
     /// a dictionary.
     private func storesHolding(_ objectIDs: [NSManagedObjectID]) -> [(store: NSPersistentStore, ids: [NSManagedObjectID])] {
+        // All of one store (a batch of faults, say): the array as it is, not rebuilt ID by ID.
+        if let first = objectIDs.first, !first.isTemporaryID, objectIDs.allSatisfy({ $0.origin === first.origin }) {
+            return store(of: first).map { [($0, objectIDs)] } ?? []
+        }
         var groups: [(store: NSPersistentStore, ids: [NSManagedObjectID])] = []
         var last: (origin: ObjectIDOrigin, group: Int)?
         for id in objectIDs where !id.isTemporaryID {

@@ -86,6 +86,21 @@ import Testing
         #expect(read.allSatisfy { $0["name"] is String })
     }
 
+    /// A batched fetch's IDs, read without their rows, name each row's own entity where the
+    /// entities of one table change from row to row.
+    @Test func idsOfABatchedFetchNameEachRowsEntity() throws {
+        let fixture = try SQLiteStatementFixture()
+        let expected = try fixture.company.snapshots(fixture.company.request("Employee")).map(\.objectID)
+            .sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+        try #require(Set(expected.map(\.entity.name)).count == 2, "employees and managers")
+        let request = fixture.request("Employee", sortedBy: nil)
+        request.fetchBatchSize = 2
+        let results = try fixture.context().fetch(request)
+        #expect(results.map(\.objectID) == expected)
+        #expect(results.map(\.objectID.entity.name) == expected.map(\.entity.name))
+        #expect(results.map(\.entity.name) == expected.map(\.entity.name))
+    }
+
     /// Walking a batched fetch of a whole table in key order loads each batch with one range,
     /// but a batch no larger than a batch of faults with an `IN` list.
     @Test func aBatchedWalkReadsRanges() throws {

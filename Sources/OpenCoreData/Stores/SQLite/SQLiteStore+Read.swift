@@ -60,16 +60,22 @@ extension SQLiteStore {
         var result: [NSManagedObjectID] = []
         let layout = layouts[table]
         let origin = objectIDOrigin()
+        // Rows come in runs of one entity: its number is looked up once per run.
+        var last: (number: Int64, entity: NSEntityDescription)?
         try forEachRow(sql: sql, arguments: arguments, db: db) { row in
             // Each column read once (see `SQLiteRowLayout.snapshot(at:…)`).
             let key = sqlite3_column_value(row, 0), number = sqlite3_column_value(row, 1)
-            if sqlite3_value_type(key) == SQLITE_INTEGER, sqlite3_value_type(number) == SQLITE_INTEGER,
-               let entity = layout?.entity(number: sqlite3_value_int64(number)) {
-                result.append(NSManagedObjectID(entity: entity, origin: origin, primaryKey: sqlite3_value_int64(key)))
-            } else {
-                result.append(try objectID(key: DatabaseValue(sqliteStatement: row, index: 0),
-                                           entity: DatabaseValue(sqliteStatement: row, index: 1), table: table, layout: layout))
+            if sqlite3_value_type(key) == SQLITE_INTEGER, sqlite3_value_type(number) == SQLITE_INTEGER {
+                let entityNumber = sqlite3_value_int64(number)
+                if last?.number != entityNumber { last = layout?.entity(number: entityNumber).map { (entityNumber, $0) } }
+                if let entity = last?.entity {
+                    result.append(NSManagedObjectID(entity: entity, origin: origin, primaryKey: sqlite3_value_int64(key)))
+                    return
+                }
             }
+            // Not integers, or an unknown entity number: throws naming the column and row.
+            result.append(try objectID(key: DatabaseValue(sqliteStatement: row, index: 0),
+                                       entity: DatabaseValue(sqliteStatement: row, index: 1), table: table, layout: layout))
         }
         return result
     }
