@@ -84,4 +84,19 @@ struct SQLiteFaultingTests {
         cache.removeAll()
         #expect(cache.count == 0)
     }
+
+    @Test("A row cache look-up splits the IDs into the cached rows and the missing IDs, in order")
+    func rowCacheLookUpSplitsInOrder() {
+        let (_, employees, _) = ids(6)
+        let cache = SQLiteRowCache(capacity: 10)
+        for index in [1, 2, 4] { cache.insert(ObjectSnapshot(objectID: employees[index], version: 1)) }
+        let (found, missing) = cache.lookUp(employees)
+        #expect(found.map(\.objectID) == [employees[1], employees[2], employees[4]])
+        #expect(missing == [employees[0], employees[3], employees[5]])
+        let none = cache.lookUp([employees[0], employees[3]])
+        #expect(none.found.isEmpty && none.missing == [employees[0], employees[3]])
+        let all = cache.lookUp([employees[4], employees[1]])
+        #expect(all.found.map(\.objectID) == [employees[4], employees[1]] && all.missing.isEmpty)
+        #expect(cache.hits == 5 && cache.misses == 5)
+    }
 }

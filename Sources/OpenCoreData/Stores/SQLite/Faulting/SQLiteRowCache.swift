@@ -75,18 +75,23 @@ final class SQLiteRowCache: @unchecked Sendable {
     func lookUp(_ objectIDs: [NSManagedObjectID], maxAge: TimeInterval = -1) -> (found: [ObjectSnapshot], missing: [NSManagedObjectID]) {
         lock.withLock {
             var found: [ObjectSnapshot] = []
-            var missing: [NSManagedObjectID] = []
+            // The IDs missing are listed from the first ID found on: until then, they are the
+            // first IDs asked for (all of them when none is cached, as in a walk of new rows).
+            var missing: [NSManagedObjectID]?
             let oldest = maxAge < 0 ? -Double.infinity : ProcessInfo.processInfo.systemUptime - maxAge
-            for id in objectIDs {
+            for position in objectIDs.indices {
+                let id = objectIDs[position]
                 if let index = entries.index(of: id.key), entries[index].readTime >= oldest, let snapshot = entries[index].snapshot {
+                    if missing == nil { missing = Array(objectIDs[..<position]) }
                     found.append(snapshot)
                 } else {
-                    missing.append(id)
+                    missing?.append(id)
                 }
             }
+            let allMissing = missing ?? objectIDs
             hits += found.count
-            misses += missing.count
-            return (found, missing)
+            misses += allMissing.count
+            return (found, allMissing)
         }
     }
 
