@@ -77,6 +77,7 @@ struct SnapshotsByID: Sequence {
             guard !found else {
                 // An ID twice: start again, one snapshot at a time.
                 table = LinearProbingTable()
+                table.reserveCapacity(read.count)
                 for snapshot in read { update(snapshot) }
                 return
             }

@@ -149,13 +149,20 @@ final class EntityLayout: @unchecked Sendable {
     }
 
     /// The two words of `key` when it is a small string (its bytes kept inline, flagged by bit
-    /// 61 of the second word on 64-bit platforms), else nil. Reading a `String`'s words retains
-    /// nothing, and words equal to a small string's are that string's bytes and count.
+    /// 61 of the second word on 64-bit Linux and Apple platforms), else nil. Reading a
+    /// `String`'s words retains nothing, and words equal to a small string's are that string's
+    /// bytes and count. Always nil elsewhere: 32-bit platforms lay strings out differently, and
+    /// on Android's arm64 the flag is another bit while pointer tags may set bit 61 (matching
+    /// words would still mean equal strings, but the fast path would rarely apply).
     @inline(__always)
     static func smallWords(_ key: String) -> (UInt64, UInt64)? {
+        #if os(Android)
+        return nil
+        #else
         guard MemoryLayout<String>.size == 16 else { return nil }
         let words = unsafeBitCast(key, to: (UInt64, UInt64).self)
         return words.1 & (1 << 61) != 0 ? words : nil
+        #endif
     }
 
     /// The bucket bits of a small string's words.

@@ -120,6 +120,25 @@ import Testing
         #expect(try fixture.coordinator.snapshots(for: [temporary]).isEmpty)
     }
 
+    /// Snapshots asked of the coordinator for IDs of two stores, interleaved, with a temporary
+    /// ID among them or first, come from each ID's store; the temporary ID is left out.
+    @Test func snapshotsOfInterleavedStoresAndATemporaryID() throws {
+        let fixture = CompanyFixture()
+        let first = try fixture.addStore()
+        let second = try fixture.addStore()
+        let (_, sales) = try fixture.insertDepartment("Sales", budget: 1, employees: [("Ann", 100), ("Cid", 300)], into: first)
+        let (_, tech) = try fixture.insertDepartment("Tech", budget: 2, employees: [("Bob", 200)], into: second)
+        let temporary = NSManagedObjectID(temporaryFor: fixture.entity("Employee"))
+        let names = [sales[0]: "Ann", sales[1]: "Cid", tech[0]: "Bob"]
+        for asked in [[sales[0], tech[0], temporary, sales[1]], [temporary, sales[0]], [tech[0]], [sales[1], sales[0]]] {
+            let read = try fixture.coordinator.snapshots(for: asked)
+            let expected = asked.filter { !$0.isTemporaryID }
+            #expect(Set(read.map(\.objectID)) == Set(expected), "\(asked)")
+            for id in expected { #expect(read[id]?["name"] as? String == names[id]) }
+            #expect(read[temporary] == nil)
+        }
+    }
+
     @Test func removedStoresObjectsNoLongerResolve() throws {
         let fixture = CompanyFixture()
         let store = try fixture.addStore()
