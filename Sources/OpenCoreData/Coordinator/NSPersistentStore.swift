@@ -51,6 +51,16 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Whether `id` names a row of this store: a permanent ID made through `origin` (the
+    /// store's ``objectIDOrigin()``, read once by a caller testing many IDs: identity decides,
+    /// no string is compared), or one carrying the store's identifier (made by another store
+    /// object with the same identifier, or before `origin` was renewed).
+    func holds(_ id: NSManagedObjectID, origin: ObjectIDOrigin? = nil) -> Bool {
+        guard !id.isTemporaryID else { return false }
+        if let origin, id.origin === origin { return true }
+        return id.storeIdentifier == identifier
+    }
+
     /// Creates the descriptive part of a store.
     public init(type: String, configurationName: String?, at url: URL?, options: [AnyHashable: Any]?) {
         self.identifier = UUID().uuidString

@@ -57,9 +57,10 @@ extension AtomicStore {
         if isReadOnly { throw PersistentStoreErrors.readOnly(self) }
         let reloaded = try reloadIfChangedElsewhere()
         try checkStoreUnchanged()
+        let origin = objectIDOrigin()
         for snapshot in changes.inserted + changes.updated + changes.deleted {
             let id = snapshot.objectID
-            guard !id.isTemporaryID, id.storeIdentifier == identifier else {
+            guard holds(id, origin: origin) else {
                 throw PersistentStoreErrors.make(
                     NSPersistentStoreSaveError,
                     "Object \(id) does not belong to the \(PersistentStoreErrors.name(of: self)).", stores: [self],

@@ -149,7 +149,7 @@ open class AtomicStore: NSPersistentStore, @unchecked Sendable {
 
     /// The row `objectID` names, when it belongs to this store and exists. Call under ``lock``.
     func row(for objectID: NSManagedObjectID) -> ObjectSnapshot? {
-        guard objectID.storeIdentifier == identifier else { return nil }
+        guard holds(objectID) else { return nil }
         return contents.row(for: objectID)
     }
 

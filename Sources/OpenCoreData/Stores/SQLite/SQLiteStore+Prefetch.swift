@@ -13,7 +13,8 @@ extension SQLiteStore {
     func readPrefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
                       on connection: DatabaseQueue? = nil) throws -> RelationshipPrefetch {
         var sources: [Int64: NSManagedObjectID] = [:]
-        for id in sourceIDs where id.storeIdentifier == identifier {
+        let origin = objectIDOrigin()
+        for id in sourceIDs where holds(id, origin: origin) {
             if let key = id.primaryKey { sources[key] = id }
         }
         guard !sources.isEmpty, let sourceName = relationship.entity?.name, let source = schema.entity(named: sourceName),

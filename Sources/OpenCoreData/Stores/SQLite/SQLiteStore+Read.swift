@@ -172,13 +172,9 @@ extension SQLiteStore {
             }
         }
         var namesSuperentity = false
-        // An ID made by this store shares its origin: no identifier string compared per ID.
-        let origin = objectIDOrigin(), identifier = self.identifier
-        func isOwn(_ id: NSManagedObjectID) -> Bool {
-            !id.isTemporaryID && (id.origin === origin || id.storeIdentifier == identifier)
-        }
+        let origin = objectIDOrigin()
         run.reserveCapacity(objectIDs.count)
-        for id in objectIDs where isOwn(id) {
+        for id in objectIDs where holds(id, origin: origin) {
             if id.entity !== lastEntity {
                 endRun()
                 lastEntity = id.entity
@@ -205,7 +201,7 @@ extension SQLiteStore {
         for snapshot in read { byID[snapshot.objectID] = snapshot }
         return objectIDs.compactMap { id in
             // Another store's ID is not answered by a row that has its primary key.
-            guard isOwn(id) else { return nil }
+            guard holds(id, origin: origin) else { return nil }
             if let found = byID[id] { return found }
             guard let key = id.primaryKey else { return nil }
             return byID.first { $0.key.primaryKey == key && $0.key.entity.isKindOf(entity: id.entity) }?.value
@@ -216,7 +212,7 @@ extension SQLiteStore {
     /// on the store's own connection.
     func readRelatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID,
                               on connection: DatabaseQueue? = nil) throws -> [NSManagedObjectID] {
-        guard objectID.storeIdentifier == identifier, let key = objectID.primaryKey,
+        guard holds(objectID), let key = objectID.primaryKey,
               let mapping = schema.entity(named: objectID.entity.name ?? "")?.toMany[relationship.name] else { return [] }
         let queue = try connection ?? openDatabase()
         return try queue.inDatabase { db in try relatedIDs(mapping, key: key, relationship: relationship, db: db) }

@@ -88,11 +88,12 @@ extension SQLiteStore {
 
     private func checkIDs(_ changes: StoreSaveChanges) throws {
         var checkedEntity: ObjectIdentifier?
+        let origin = objectIDOrigin()
         for snapshots in [changes.inserted, changes.updated, changes.deleted] {
             for snapshot in snapshots {
                 let id = snapshot.objectID
                 let entity = ObjectIdentifier(id.entity)
-                guard !id.isTemporaryID, id.storeIdentifier == identifier,
+                guard holds(id, origin: origin),
                       entity == checkedEntity || layout(for: id.entity) != nil else {
                     throw PersistentStoreErrors.make(NSPersistentStoreSaveError,
                         "Object \(id) does not belong to the \(PersistentStoreErrors.name(of: self)).", stores: [self],
