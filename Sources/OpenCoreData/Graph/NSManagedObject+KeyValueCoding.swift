@@ -159,9 +159,24 @@ extension NSManagedObject: KeyValueCoding {
     }
 
     /// Sets a property from a typed value (an optional's nil stores nil). Not in Apple's API: the
-    /// `@Managed` macro's setters call it.
+    /// `@Managed` macro's setters call it. Traps where ``setValue(_:forKey:)`` traps.
+    ///
+    /// A property is set as Apple's generated setters set it: the change hooks around the
+    /// stored value, not through ``setValue(_:forKey:)`` (an override of it does not run). An
+    /// attribute's value of its exact Swift type (`Int64` for Integer 64…) goes into its slot
+    /// unboxed; other values are converted as ``setValueThrowing(_:forKey:)`` converts them.
     public func setManagedValue<T>(_ value: T, forKey key: String) {
-        setValue(ValueComparison.unwrap(value), forKey: key)
+        if let slot = slot(forKey: key), let stored = SlotValue(inline: value) {
+            let layout = self.layout
+            if layout.kinds[slot] == .attribute, let exactType = layout.rules[slot].exactType, stored.inlineType == exactType {
+                checkConcurrency("\(key)")
+                willChangeValue(forKey: key)
+                setSlotValue(stored, at: slot)
+                didChangeValue(forKey: key)
+                return
+            }
+        }
+        do { try setValueThrowing(ValueComparison.unwrap(value), forKey: key) } catch { preconditionFailure("\(error)") }
     }
 
     // MARK: Internals

@@ -55,6 +55,23 @@ enum SlotValue {
         }
     }
 
+    /// `value` in the inline case of its type `T` when `T` is exactly one of theirs (nil for any
+    /// other type), without boxing it in an existential first (see ``init(some:)``).
+    @inline(__always)
+    init?<T>(inline value: T) {
+        switch ObjectIdentifier(T.self) {
+        case ObjectIdentifier(Int64.self): self = .int64(unsafeBitCast(value, to: Int64.self))
+        case ObjectIdentifier(String.self): self = .string(unsafeBitCast(value, to: String.self))
+        case ObjectIdentifier(Double.self): self = .double(unsafeBitCast(value, to: Double.self))
+        case ObjectIdentifier(Date.self): self = .date(unsafeBitCast(value, to: Date.self))
+        case ObjectIdentifier(Bool.self): self = .bool(unsafeBitCast(value, to: Bool.self))
+        case ObjectIdentifier(Int32.self): self = .int32(unsafeBitCast(value, to: Int32.self))
+        case ObjectIdentifier(Int16.self): self = .int16(unsafeBitCast(value, to: Int16.self))
+        case ObjectIdentifier(Float.self): self = .float(unsafeBitCast(value, to: Float.self))
+        default: return nil
+        }
+    }
+
     /// The value as `Any?`, of the type it was stored with.
     @inline(__always)
     var any: Any? {

@@ -89,8 +89,76 @@ enum ManagedSampleModel {
     }
 }
 
+/// A typed subclass that logs its change hooks and key-value setter, to see which a typed setter
+/// runs. (Registered for the sample model's `Sample` entity in a model of its own.)
+final class HookedSample: NSManagedObject {
+    @Managed var count32: Int32
+    @Managed var count64: Int64
+    @Managed var title: String?
+    @Managed var amount: Decimal
+    var calls: [String] = []
+
+    override func willChangeValue(forKey key: String) {
+        calls.append("will \(key)")
+        super.willChangeValue(forKey: key)
+    }
+
+    override func didChangeValue(forKey key: String) {
+        calls.append("did \(key)")
+        super.didChangeValue(forKey: key)
+    }
+
+    override func setValue(_ value: Any?, forKey key: String) {
+        calls.append("setValue \(key)")
+        super.setValue(value, forKey: key)
+    }
+}
+
 @Suite("@Managed properties")
 struct ManagedPropertyTests {
+    @Test("Typed setters run the change hooks, not setValue(_:forKey:), and record the change and its undo")
+    func typedSettersAsGeneratedAccessors() throws {
+        let model = ManagedSampleModel.make()
+        model.register(HookedSample.self, forEntityName: "Sample")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let sample = HookedSample(context: context)
+        try context.save()
+        context.undoManager = UndoManager()
+
+        // Exact types (Int64, Int32) go into their slots unboxed; a String? and a Decimal are
+        // converted as setValue converts them. Neither path calls the setValue override.
+        sample.count64 = 1 << 40
+        sample.count32 = -32
+        sample.title = "t"
+        sample.amount = Decimal(string: "1.5")!
+        #expect(sample.calls == ["will count64", "did count64", "will count32", "did count32",
+                                 "will title", "did title", "will amount", "did amount"])
+        #expect(sample.value(forKey: "count64") as? Int64 == 1 << 40)
+        #expect(sample.value(forKey: "count32") as? Int32 == -32)
+        #expect(sample.count64 == 1 << 40 && sample.title == "t" && sample.amount == Decimal(string: "1.5")!)
+        #expect(sample.isUpdated && context.updatedObjects.contains(sample))
+        #expect(Set(sample.changedValues().keys) == ["count64", "count32", "title", "amount"])
+        #expect(sample.committedValues(forKeys: ["count64"])["count64"] as? Int64 == 0)
+
+        // The typed change is undoable like a key-value one.
+        context.processPendingChanges()
+        context.undo()
+        #expect(sample.count64 == 0 && sample.count32 == 0 && sample.title == nil)
+        #expect(!context.hasChanges)
+        context.redo()
+        #expect(sample.count64 == 1 << 40)
+
+        // Key-value coding still goes through the override.
+        sample.calls = []
+        sample.setValue(Int64(3), forKey: "count64")
+        #expect(sample.calls.first == "setValue count64")
+        try context.save()
+        #expect(sample.count64 == 3)
+    }
+
     @Test("Attributes read and write through key-value coding")
     func attributesRoundTrip() throws {
         let context = try ManagedSampleModel.context()
