@@ -101,7 +101,7 @@ public struct ObjectSnapshot: @unchecked Sendable {
     public var values: [String: Any] {
         get {
             var result = extras
-            for slot in 0..<layout.count { if let value = slots[slot].any { result[layout.properties[slot].name] = value } }
+            for slot in 0..<layout.count { if let value = slots[slot].any() { result[layout.properties[slot].name] = value } }
             return result
         }
         set {
@@ -115,7 +115,7 @@ public struct ObjectSnapshot: @unchecked Sendable {
     /// named `key`; nil when it has none.
     public subscript(key: String) -> Any? {
         get {
-            if let slot = layout.slot(forKey: key) { return slots[slot].any }
+            if let slot = layout.slot(forKey: key) { return slots[slot].any() }
             return side?.extras[key]
         }
         set {

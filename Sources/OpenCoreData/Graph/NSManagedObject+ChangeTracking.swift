@@ -62,7 +62,7 @@ extension NSManagedObject {
         let layout = self.layout
         for change in eventChanges {
             let key = layout.properties[change.slot].name
-            let old = change.old.any
+            let old = change.old.any()
             if layout.kinds[change.slot] == .toMany, let relationship = layout.properties[change.slot] as? NSRelationshipDescription {
                 let list = (old as? ObjectList) ?? ObjectList()
                 result[key] = relationship.isOrdered ? NSOrderedSet(array: list.objects) : list.set
@@ -97,7 +97,7 @@ extension NSManagedObject {
             let relationship = unsafeDowncast(layout.properties[slot], to: NSRelationshipDescription.self)
             return relationship.isOrdered ? current != old : Set(current) != Set(old)
         case .toOne:
-            let current = (state.values[slot].any as? NSManagedObject)?.objectID
+            let current = (state.values[slot].any() as? NSManagedObject)?.objectID
             guard let committed else { return current != nil }
             return current != committed[layout.properties[slot].name] as? NSManagedObjectID
         case .attribute:
@@ -106,7 +106,7 @@ extension NSManagedObject {
             let old = committed.layout === layout ? committed.slots[slot] : SlotValue(committed[layout.properties[slot].name])
             // Values loaded or set keep their attribute's Swift type: compare those directly.
             if let same = current.sameCaseEqual(old) { return !same }
-            let currentValue = current.any, oldValue = old.any
+            let currentValue = current.any(), oldValue = old.any()
             if let currentValue, let oldValue, let same = ValueComparison.sameTypeEqual(currentValue, oldValue) { return !same }
             return !ValueComparison.isEqualConstant(currentValue, oldValue)
         }

@@ -104,7 +104,7 @@ extension NSManagedObject {
                 // A relationship fault is unchanged: the store keeps what it has.
                 guard !isToManyFault(name) else { continue }
                 snapshot.toMany[name] = toManyList(at: slot).objects.map(\.objectID)
-            } else if let destination = snapshot.slots[slot].any as? NSManagedObject {
+            } else if let destination = snapshot.slots[slot].any() as? NSManagedObject {
                 snapshot.slots[slot] = .other(destination.objectID)
             }
         }

@@ -130,7 +130,7 @@ extension NSManagedObject: KeyValueCoding {
                 // unspecialized: a `T?` in it would look up `Optional<T>`'s metadata at every
                 // call (about 330 instructions, a seventh of W8b; see `converted`).
                 if stored.inlineType == ObjectIdentifier(T.self) { return stored.inlineValue(as: T.self) }
-                raw = stored.any
+                raw = stored.any()
             } else {
                 raw = read(slot: slot)
                 didAccessValue(forKey: key)
@@ -200,7 +200,7 @@ extension NSManagedObject: KeyValueCoding {
         let layout = state?.layout ?? self.layout
         switch layout.kinds[slot] {
         case .attribute:
-            return state?.values[slot].any
+            return state?.values[slot].any()
         case .toOne:
             return storedValue(at: slot) as? NSManagedObject
         case .toMany:

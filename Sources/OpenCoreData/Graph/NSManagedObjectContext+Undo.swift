@@ -70,7 +70,7 @@ extension NSManagedObjectContext {
             state.recordEventChange(EventChange(slot: slot, old: oldValue))   // nil read as NSNull
         }
         if let undoManager {
-            let oldValue = oldValue.any
+            let oldValue = oldValue.any()
             undoManager.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue, forKey: key) }
         }
         if state.listedEpoch == listEpoch { return }

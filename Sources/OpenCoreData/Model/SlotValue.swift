@@ -73,9 +73,12 @@ enum SlotValue {
     }
 
     /// The value as `Any?`, of the type it was stored with.
+    ///
+    /// Consuming: the payload moves into the existential, so a slot read out of its buffer
+    /// (`values[slot].any()`) is copied once, not copied again and then destroyed.
     @inline(__always)
-    var any: Any? {
-        switch self {
+    consuming func any() -> Any? {
+        switch consume self {
         case .none: nil
         case .int64(let value): value
         case .int32(let value): value

@@ -153,14 +153,30 @@ import Testing
     /// A slot keeps each value in the case of its exact type and gives back what was stored:
     /// the attribute types' values inline, anything else (an `Int`, an optional, an object)
     /// as it was.
+    /// A typed value of an inline case's exact type goes into that case (what typed setters
+    /// store); any other type, optionals included, does not.
+    @Test func inlineSlotValuesOfTypedValues() {
+        func check<T>(_ value: T) {
+            let slot = SlotValue(inline: value)
+            #expect(slot?.inlineType == ObjectIdentifier(T.self), "\(T.self)")
+            #expect(slot.map { ValueComparison.isEqualConstant($0.any(), value) } == true, "\(T.self)")
+        }
+        check(Int64(-1)); check(Int32(2)); check(Int16(3)); check(4.5); check(Float(5.5)); check(true)
+        check(Date(timeIntervalSinceReferenceDate: 3.25)); check("text"); check(String(repeating: "long ", count: 10))
+        #expect(SlotValue(inline: 7) == nil)
+        #expect(SlotValue(inline: Optional<Int64>.some(1)) == nil)
+        #expect(SlotValue(inline: Decimal(2)) == nil)
+        #expect(SlotValue(inline: NSNumber(value: 1)) == nil)
+    }
+
     @Test func slotValuesKeepTheExactType() {
         let date = Date(timeIntervalSinceReferenceDate: 3.25)
         let inline: [Any] = [Int64(-1), Int32(2), Int16(3), 4.5, Float(5.5), true, date, "text"]
         for value in inline {
             let slot = SlotValue(value)
             #expect(slot.inlineType == ObjectIdentifier(type(of: value)), "\(type(of: value))")
-            #expect(type(of: slot.any!) == type(of: value))
-            #expect(ValueComparison.isEqualConstant(slot.any, value))
+            #expect(type(of: slot.any()!) == type(of: value))
+            #expect(ValueComparison.isEqualConstant(slot.any(), value))
         }
         let others: [Any] = [7, NSNumber(value: 7), Data([1]), Decimal(2), Optional<Int64>.some(1) as Any, NSObject()]
         for value in others {
@@ -172,7 +188,7 @@ import Testing
             #expect(type(of: kept) == type(of: value))
             #expect(slot.inlineType == nil)
         }
-        #expect(SlotValue(nil).isNone && SlotValue(nil).any == nil)
+        #expect(SlotValue(nil).isNone && SlotValue(nil).any() == nil)
         #expect(!SlotValue(Int64(0)).isNone)
     }
 

@@ -47,7 +47,7 @@ extension SQLiteRowLayout {
                         default: break
                         }
                     }
-                    try append(value.any, of: fields[step.field], store: store, into: &values)
+                    try append(value.any(), of: fields[step.field], store: store, into: &values)
                 } else {
                     try append(snapshot[fields[step.field].name], of: fields[step.field], store: store, into: &values)
                 }
