@@ -18,7 +18,7 @@ package struct SnapshotRowBuilder {
         self.entity = entity
         self.layout = entity.layout
         self.origin = store.objectIDOrigin()
-        self.slots = layout.emptyValues
+        self.slots = layout.makeEmptyValues()
     }
 
     /// The slot of the attribute or to-one relationship named `key`; nil when the entity has none.
@@ -68,7 +68,7 @@ package struct SnapshotRowBuilder {
     /// caller has already, of the builder's entity) at `version`; the builder starts the next
     /// row empty.
     package mutating func finish(objectID: NSManagedObjectID, version: Int64) -> ObjectSnapshot {
-        var values = layout.emptyValues
+        var values = layout.makeEmptyValues()
         swap(&values, &slots)
         return ObjectSnapshot(objectID: objectID, layout: layout, slots: values, version: version)
     }

@@ -41,6 +41,21 @@ final class EntityLayout: @unchecked Sendable {
     let persistentAttributeSlots: [Int]
     /// Every slot empty: new objects and snapshots start from this buffer (shared until written).
     let emptyValues: SlotValues
+
+    /// Every slot empty, in a buffer of its own: for a row about to be written slot by slot.
+    ///
+    /// Appended one by one into reserved room, code specialized for `SlotValue` storing a case
+    /// without payload: the first write to a copy of ``emptyValues`` copies the shared buffer
+    /// through the runtime, each slot through the enum's value witness (about 50 instructions
+    /// a slot), and `SlotValues(repeating:count:)` allocates through the standard library's
+    /// unspecialized entry point.
+    @inline(__always)
+    func makeEmptyValues() -> SlotValues {
+        var values = SlotValues()
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(.none) }
+        return values
+    }
     /// Each attribute's default value (converted as setters store values), nil elsewhere: the
     /// values a new object starts with.
     let defaultValues: SlotValues

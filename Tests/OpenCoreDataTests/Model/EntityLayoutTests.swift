@@ -153,6 +153,22 @@ import Testing
     /// A slot keeps each value in the case of its exact type and gives back what was stored:
     /// the attribute types' values inline, anything else (an `Int`, an optional, an object)
     /// as it was.
+    /// A row's own empty buffer has every slot empty and is not the shared ``emptyValues``:
+    /// writing it leaves the layout's buffer empty.
+    @Test func rowsGetEmptyBuffersOfTheirOwn() {
+        let entity = NSEntityDescription()
+        entity.name = "Row"
+        entity.properties = (0..<5).map { Self.attribute("a\($0)", .integer64AttributeType) }
+        let layout = EntityLayout(entity)
+        func isEmpty(_ values: SlotValues) -> Bool { values.count == 5 && values.allSatisfy { $0.isNone } }
+        var row = layout.makeEmptyValues()
+        #expect(isEmpty(row))
+        row[4] = .int64(9)
+        #expect(isEmpty(layout.emptyValues))
+        #expect(isEmpty(layout.makeEmptyValues()))
+        #expect(row[4].inlineType == ObjectIdentifier(Int64.self))
+    }
+
     /// A typed value of an inline case's exact type goes into that case (what typed setters
     /// store); any other type, optionals included, does not.
     @Test func inlineSlotValuesOfTypedValues() {

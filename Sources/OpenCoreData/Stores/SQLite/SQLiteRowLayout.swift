@@ -156,12 +156,9 @@ final class SQLiteRowLayout: @unchecked Sendable {
         }
         let version = sqlite3_value_int64(versionCell)
         if let cache, let cached = cache.snapshot(for: objectID, version: version) { return cached }
-        var slots = rows.layout.emptyValues
+        var slots = rows.layout.makeEmptyValues()
         var byName: [(name: String, value: Any)] = []
-        // One uniqueness check (and copy of the empty values) for the row, not one per slot.
-        // (A copy of the layout's empty buffer is made by code specialized for `SlotValue`;
-        // `SlotValues(unsafeUninitializedCapacity:)` allocates through the standard library's
-        // generic entry point and costs more for a row of few columns.)
+        // One uniqueness check for the row, not one per slot (the buffer is the row's own).
         try slots.withUnsafeMutableBufferPointer { slots in
             let base = slots.baseAddress   // nil only for a layout without slots
             try rows.steps.withUnsafeBufferPointer { steps in
