@@ -46,12 +46,12 @@ final class ManagedObjectState {
     var fetchedSnapshot: ObjectSnapshot?
     /// Adds the first change of a slot in the current event (the caller checked ``eventSlots``).
     @inline(__always)
-    func recordEventChange(_ change: EventChange) {
+    func recordEventChange(_ change: consuming EventChange) {
         // Room for a change of every slot (up to 16) at once: an inserted object usually gets
         // all its values in one event, and growing 4 → 8 → 16 reallocated the list twice.
         if eventChangeList.isEmpty { eventChangeList.reserveCapacity(min(max(layout.count, 4), 16)) }
-        eventChangeList.append(change)
         eventSlots.insert(change.slot)
+        eventChangeList.append(change)
     }
 
     /// Whether the persistent values are not loaded.

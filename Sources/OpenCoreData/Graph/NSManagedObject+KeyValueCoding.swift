@@ -258,15 +258,14 @@ extension NSManagedObject: KeyValueCoding {
     }
 
     /// ``setStoredValue(_:at:)`` of a slot's value.
-    func setSlotValue(_ value: SlotValue, at slot: Int) {
+    func setSlotValue(_ value: consuming SlotValue, at slot: Int) {
         let layout = self.layout
         if !layout.isTransient[slot] {
             fireFaultIfNeeded()
             if layout.kinds[slot] == .toMany, slotValue(at: slot).isNone { _ = fulfillToManyFault(layout.properties[slot].name) }
         }
-        let old = slotValue(at: slot)
-        putSlotValue(value, at: slot)
-        managedObjectContext?.recordChange(of: self, slot: slot, key: layout.properties[slot].name, oldValue: old)
+        let old = putSlotValue(value, at: slot)
+        managedObjectContext?.recordChange(of: self, slot: slot, oldValue: old)
     }
 
     /// ``setStoredValue(_:at:)`` by key (nothing for a key with no slot).

@@ -91,11 +91,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
         putSlotValue(SlotValue(value), at: slot)
     }
 
-    /// ``putStoredValue(_:at:)`` of a slot's value.
-    func putSlotValue(_ value: SlotValue, at slot: Int) {
+    /// ``putStoredValue(_:at:)`` of a slot's value; returns the value it replaced (moved out of
+    /// the slot, not copied).
+    @discardableResult
+    func putSlotValue(_ value: consuming SlotValue, at slot: Int) -> SlotValue {
         let state = ensuredState
-        state.values[slot] = value
         state.changed.insert(slot)
+        var replaced = value
+        swap(&state.values[slot], &replaced)
+        return replaced
     }
 
     /// The current value of the attribute or relationship named `key`, as ``storedValue(at:)``.

@@ -56,22 +56,24 @@ extension NSManagedObjectContext {
         object.awakeFromSnapshotEvents(.undoInsertion)
     }
 
-    /// Records a change of `slot` (the property `key`) for undo and change tracking (called
-    /// after the value changed, with the value before).
+    /// Records a change of `slot` for undo and change tracking (called after the value
+    /// changed, with the value before).
     ///
     /// The first change of an object in an event looks it up in the lists (deleted, registered,
     /// inserted) and puts it among the updated objects; until one of the lists changes
     /// (``listEpoch``), further changes of that object skip the lookups.
-    func recordChange(of object: NSManagedObject, slot: Int, key: String, oldValue: SlotValue) {
+    func recordChange(of object: NSManagedObject, slot: Int, oldValue: consuming SlotValue) {
         guard recordingSuspended == 0, let state = object.state else { return }
+        if let undoManager {
+            let key = object.layout.properties[slot].name
+            let oldValue = copy oldValue
+            undoManager.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue.any(), forKey: key) }
+        }
         let recorded = slot < 63 ? state.eventSlots.contains(slot) : state.eventChanges.contains { $0.slot == slot }
         if !recorded {
             if state.eventSlots.isEmpty { eventTouched.insert(object) }
-            state.recordEventChange(EventChange(slot: slot, old: oldValue))   // nil read as NSNull
-        }
-        if let undoManager {
-            let oldValue = oldValue.any()
-            undoManager.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue, forKey: key) }
+            // The old value moves into the event's list (nil read as NSNull).
+            state.recordEventChange(EventChange(slot: slot, old: oldValue))
         }
         if state.listedEpoch == listEpoch { return }
         guard !deletedList.contains(object), registry[object.objectID] === object else { return }

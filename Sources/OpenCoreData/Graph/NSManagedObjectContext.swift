@@ -127,7 +127,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var updatedList = ObjectList() { didSet { listEpoch &+= 1 } }
     @exclusivity(unchecked) var deletedList = ObjectList() { didSet { listEpoch &+= 1 } }
     /// Counts the changes of the inserted, updated and deleted lists and of the event's inserted
-    /// and updated lists (see ``recordChange(of:slot:key:oldValue:)``). Starts at 1: an object's
+    /// and updated lists (see ``recordChange(of:slot:oldValue:)``). Starts at 1: an object's
     /// 0 means "not known".
     @exclusivity(unchecked) var listEpoch: UInt64 = 1
     /// Deleted objects whose delete rules have not run yet.
