@@ -32,24 +32,28 @@ extension SQLiteRowLayout {
     func columnValues(of snapshot: ObjectSnapshot, number: Int64, fields: [Field], steps: ContiguousArray<Step>,
                       store: SQLiteStore, into values: inout [DatabaseValue]) throws {
         let bySlot = snapshot.layout === layout(number: number)
-        try steps.withUnsafeBufferPointer { steps in
-            for step in steps {
-                if bySlot && step.slot >= 0 {
-                    let value = snapshot.slots[step.slot]
-                    if step.readsInt64 {
-                        switch value {
-                        case .none:
-                            values.append(.null)
-                            continue
-                        case .int64(let int):
-                            values.append(int.databaseValue)
-                            continue
-                        default: break
+        // The slots are read where they lie: an integer is matched in place, not copied out of
+        // the buffer first (the enum's outlined copy and destroy, twice a column).
+        try snapshot.slots.withUnsafeBufferPointer { slots in
+            try steps.withUnsafeBufferPointer { steps in
+                for step in steps {
+                    if bySlot && step.slot >= 0 {
+                        precondition(step.slot < slots.count, "slot out of range")
+                        if step.readsInt64 {
+                            switch slots[step.slot] {
+                            case .none:
+                                values.append(.null)
+                                continue
+                            case .int64(let int):
+                                values.append(int.databaseValue)
+                                continue
+                            default: break
+                            }
                         }
+                        try append(slots[step.slot].any(), of: fields[step.field], store: store, into: &values)
+                    } else {
+                        try append(snapshot[fields[step.field].name], of: fields[step.field], store: store, into: &values)
                     }
-                    try append(value.any(), of: fields[step.field], store: store, into: &values)
-                } else {
-                    try append(snapshot[fields[step.field].name], of: fields[step.field], store: store, into: &values)
                 }
             }
         }
