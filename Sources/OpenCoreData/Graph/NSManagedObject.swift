@@ -113,8 +113,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// Whether no property holds a value.
     var hasNoStoredValues: Bool { state?.hasNoValues ?? true }
 
-    /// The snapshot last read from or saved to a store; `nil` until the object is saved, and
-    /// for a fault.
     /// The snapshot a fetch read for this fault (see ``ManagedObjectState/fetchedSnapshot``).
     var fetchedSnapshot: ObjectSnapshot? {
         get { state?.fetchedSnapshot }
@@ -124,6 +122,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
         }
     }
 
+    /// The snapshot last read from or saved to a store; `nil` until the object is saved, and
+    /// for a fault.
     ///
     /// Setting it marks every value changed (to be compared with it); ``markSaved(_:)`` is for
     /// a snapshot made of the current values.
