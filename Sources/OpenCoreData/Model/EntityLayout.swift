@@ -56,6 +56,7 @@ final class EntityLayout: @unchecked Sendable {
         for _ in 0..<count { values.append(.none) }
         return values
     }
+
     /// Each attribute's default value (converted as setters store values), nil elsewhere: the
     /// values a new object starts with.
     let defaultValues: SlotValues
