@@ -13,9 +13,10 @@
 /// }
 /// ```
 /// The getter calls ``NSManagedObject/managedValue(forKey:as:)`` and the setter
-/// ``NSManagedObject/setManagedValue(_:forKey:)``, which go through `value(forKey:)` and
-/// `setValue(_:forKey:)`: faults fire, changes are tracked and inverse relationships are
-/// maintained exactly as for key-value coding.
+/// ``NSManagedObject/setManagedValue(_:forKey:)``, which read and write the stored value between
+/// the access and change hooks, as Apple's generated accessors do (not through overrides of
+/// `value(forKey:)` or `setValue(_:forKey:)`): faults fire, changes are tracked and undoable,
+/// and inverse relationships are maintained exactly as for key-value coding.
 /// - Numbers are converted across widths exactly (a store may hand back `Int64` for an
 ///   Integer 32 attribute).
 /// - An optional property reads `nil` for a missing value; a non-optional property traps with a

@@ -44,9 +44,7 @@ extension NSManagedObject: KeyValueCoding {
         let layout = self.layout
         // A value that already has its attribute's Swift type is kept as it is.
         if let value, layout.rules[slot].hasExactType(value) {
-            willChangeValue(forKey: key)
-            setSlotValue(SlotValue(some: value), at: slot)
-            didChangeValue(forKey: key)
+            setExactValue(SlotValue(some: value), at: slot, key: key)
             return
         }
         let value = ValueComparison.unwrap(value).flatMap { ValueComparison.isNSNull($0) ? nil : $0 }
@@ -170,9 +168,7 @@ extension NSManagedObject: KeyValueCoding {
             let layout = self.layout
             if layout.kinds[slot] == .attribute, let exactType = layout.rules[slot].exactType, stored.inlineType == exactType {
                 checkConcurrency("\(key)")
-                willChangeValue(forKey: key)
-                setSlotValue(stored, at: slot)
-                didChangeValue(forKey: key)
+                setExactValue(stored, at: slot, key: key)
                 return
             }
         }
@@ -255,6 +251,15 @@ extension NSManagedObject: KeyValueCoding {
     /// relationship fault is read first, so the old value is the real one.
     func setStoredValue(_ value: Any?, at slot: Int) {
         setSlotValue(SlotValue(value), at: slot)
+    }
+
+    /// Sets an attribute's value of its exact Swift type (which its type rules accept as it is)
+    /// between the change hooks: the common path of ``setValueThrowing(_:forKey:)`` and
+    /// ``setManagedValue(_:forKey:)``.
+    private func setExactValue(_ value: consuming SlotValue, at slot: Int, key: String) {
+        willChangeValue(forKey: key)
+        setSlotValue(value, at: slot)
+        didChangeValue(forKey: key)
     }
 
     /// ``setStoredValue(_:at:)`` of a slot's value.

@@ -350,8 +350,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// Called after a property was read through ``value(forKey:)``. Does nothing by default.
     open func didAccessValue(forKey key: String?) {}
 
-    /// Called before a property changes through ``setValue(_:forKey:)``, a relationship proxy,
-    /// inverse maintenance or undo. Does nothing by default.
+    /// Called before a property changes through ``setValue(_:forKey:)``, a typed (`@Managed`)
+    /// setter, a relationship proxy, inverse maintenance or undo. Does nothing by default.
     open func willChangeValue(forKey key: String) {}
 
     /// Called after a property changed. Does nothing by default.

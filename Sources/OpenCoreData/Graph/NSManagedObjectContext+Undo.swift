@@ -64,16 +64,15 @@ extension NSManagedObjectContext {
     /// (``listEpoch``), further changes of that object skip the lookups.
     func recordChange(of object: NSManagedObject, slot: Int, oldValue: consuming SlotValue) {
         guard recordingSuspended == 0, let state = object.state else { return }
+        // The old value moves into the event's list; undo gets a copy, when an undo manager
+        // records, registered after the event's change as before.
         if let undoManager {
+            let forUndo = copy oldValue
+            recordEventChange(of: object, state: state, slot: slot, oldValue: oldValue)
             let key = object.layout.properties[slot].name
-            let oldValue = copy oldValue
-            undoManager.registerUndo(withTarget: object) { object in object.restoreStoredValue(oldValue.any(), forKey: key) }
-        }
-        let recorded = slot < 63 ? state.eventSlots.contains(slot) : state.eventChanges.contains { $0.slot == slot }
-        if !recorded {
-            if state.eventSlots.isEmpty { eventTouched.insert(object) }
-            // The old value moves into the event's list (nil read as NSNull).
-            state.recordEventChange(EventChange(slot: slot, old: oldValue))
+            undoManager.registerUndo(withTarget: object) { object in object.restoreStoredValue(forUndo.any(), forKey: key) }
+        } else {
+            recordEventChange(of: object, state: state, slot: slot, oldValue: oldValue)
         }
         if state.listedEpoch == listEpoch { return }
         guard !deletedList.contains(object), registry[object.objectID] === object else { return }
@@ -82,5 +81,15 @@ extension NSManagedObjectContext {
         if !eventInserted.contains(object) { eventUpdated.insert(object) }
         if !insertedList.contains(object) { updatedList.insert(object) }
         state.listedEpoch = listEpoch
+    }
+
+    /// Adds `slot`'s old value to the event's changes of `object` unless this event changed the
+    /// slot already (nil is read as NSNull).
+    @inline(__always)
+    private func recordEventChange(of object: NSManagedObject, state: ManagedObjectState, slot: Int, oldValue: consuming SlotValue) {
+        let recorded = slot < 63 ? state.eventSlots.contains(slot) : state.eventChanges.contains { $0.slot == slot }
+        guard !recorded else { return }
+        if state.eventSlots.isEmpty { eventTouched.insert(object) }
+        state.recordEventChange(EventChange(slot: slot, old: oldValue))
     }
 }

@@ -39,7 +39,9 @@ final class EntityLayout: @unchecked Sendable {
     let transientSlots: [Int]
     /// The slots of persistent attributes, in order.
     let persistentAttributeSlots: [Int]
-    /// Every slot empty: new objects and snapshots start from this buffer (shared until written).
+    /// Every slot empty: new objects, faults and snapshots filled by name start from this buffer
+    /// (shared until written); rows decoded or built slot by slot start from
+    /// ``makeEmptyValues()``.
     let emptyValues: SlotValues
 
     /// Every slot empty, in a buffer of its own: for a row about to be written slot by slot.

@@ -7,7 +7,7 @@ import Foundation
 /// `Int64` held inline (an indirect call through the value's type metadata, about 70
 /// instructions a copy); these cases copy as plain bits (or one retain, for a `String`). Values
 /// keep their exact Swift type: an `Int64` stays ``int64(_:)``, an `Int` set on an attribute
-/// that doesn't convert it stays `.other(Int)`, so ``any`` gives back what was stored.
+/// that doesn't convert it stays `.other(Int)`, so ``any()`` gives back what was stored.
 enum SlotValue {
     case none
     case int64(Int64)

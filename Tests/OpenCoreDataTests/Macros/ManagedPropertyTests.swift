@@ -92,6 +92,8 @@ enum ManagedSampleModel {
 /// A typed subclass that logs its change hooks and key-value setter, to see which a typed setter
 /// runs. (Registered for the sample model's `Sample` entity in a model of its own.)
 final class HookedSample: NSManagedObject {
+    /// Wider than its Integer 16 attribute: set through the converting path.
+    @Managed var count16: Int64
     @Managed var count32: Int32
     @Managed var count64: Int64
     @Managed var title: String?
@@ -134,22 +136,32 @@ struct ManagedPropertyTests {
         sample.count32 = -32
         sample.title = "t"
         sample.amount = Decimal(string: "1.5")!
+        sample.count16 = 7
+        sample.count64 = 5   // the same slot again in this event
         #expect(sample.calls == ["will count64", "did count64", "will count32", "did count32",
-                                 "will title", "did title", "will amount", "did amount"])
-        #expect(sample.value(forKey: "count64") as? Int64 == 1 << 40)
+                                 "will title", "did title", "will amount", "did amount",
+                                 "will count16", "did count16", "will count64", "did count64"])
+        #expect(sample.value(forKey: "count64") as? Int64 == 5)
         #expect(sample.value(forKey: "count32") as? Int32 == -32)
-        #expect(sample.count64 == 1 << 40 && sample.title == "t" && sample.amount == Decimal(string: "1.5")!)
+        #expect(sample.value(forKey: "count16") as? Int16 == 7, "converted to the attribute's width")
+        #expect(sample.count16 == 7 && sample.title == "t" && sample.amount == Decimal(string: "1.5")!)
         #expect(sample.isUpdated && context.updatedObjects.contains(sample))
-        #expect(Set(sample.changedValues().keys) == ["count64", "count32", "title", "amount"])
+        #expect(Set(sample.changedValues().keys) == ["count64", "count32", "title", "amount", "count16"])
         #expect(sample.committedValues(forKeys: ["count64"])["count64"] as? Int64 == 0)
+        // The event keeps each slot's value from before its first change.
+        let eventChanges = sample.changedValuesForCurrentEvent()
+        #expect(eventChanges["count64"] as? Int64 == 0 && eventChanges["count32"] as? Int32 == 0)
+        #expect(eventChanges["count16"] as? Int16 == 0)
 
-        // The typed change is undoable like a key-value one.
+        // The typed changes are undoable like key-value ones, both changes of count64 included.
         context.processPendingChanges()
         context.undo()
-        #expect(sample.count64 == 0 && sample.count32 == 0 && sample.title == nil)
+        #expect(sample.count64 == 0 && sample.count32 == 0 && sample.count16 == 0 && sample.title == nil)
+        #expect(sample.amount == 0)
         #expect(!context.hasChanges)
         context.redo()
-        #expect(sample.count64 == 1 << 40)
+        #expect(sample.count64 == 5 && sample.count32 == -32 && sample.count16 == 7 && sample.title == "t")
+        #expect(sample.amount == Decimal(string: "1.5")!)
 
         // Key-value coding still goes through the override.
         sample.calls = []

@@ -150,9 +150,6 @@ import Testing
         #expect(ValueComparison.sameTypeEqual(NSNumber(value: 1), NSNumber(value: 1)) == nil)
     }
 
-    /// A slot keeps each value in the case of its exact type and gives back what was stored:
-    /// the attribute types' values inline, anything else (an `Int`, an optional, an object)
-    /// as it was.
     /// A row's own empty buffer has every slot empty and is not the shared ``emptyValues``:
     /// writing it leaves the layout's buffer empty.
     @Test func rowsGetEmptyBuffersOfTheirOwn() {
@@ -161,8 +158,10 @@ import Testing
         entity.properties = (0..<5).map { Self.attribute("a\($0)", .integer64AttributeType) }
         let layout = EntityLayout(entity)
         func isEmpty(_ values: SlotValues) -> Bool { values.count == 5 && values.allSatisfy { $0.isNone } }
+        func address(_ values: SlotValues) -> UnsafePointer<SlotValue>? { values.withUnsafeBufferPointer { $0.baseAddress } }
         var row = layout.makeEmptyValues()
         #expect(isEmpty(row))
+        #expect(address(row) != address(layout.emptyValues))
         row[4] = .int64(9)
         #expect(isEmpty(layout.emptyValues))
         #expect(isEmpty(layout.makeEmptyValues()))
@@ -185,6 +184,9 @@ import Testing
         #expect(SlotValue(inline: NSNumber(value: 1)) == nil)
     }
 
+    /// A slot keeps each value in the case of its exact type and gives back what was stored:
+    /// the attribute types' values inline, anything else (an `Int`, an optional, an object)
+    /// as it was.
     @Test func slotValuesKeepTheExactType() {
         let date = Date(timeIntervalSinceReferenceDate: 3.25)
         let inline: [Any] = [Int64(-1), Int32(2), Int16(3), 4.5, Float(5.5), true, date, "text"]

@@ -244,30 +244,49 @@ final class SQLiteRowLayout: @unchecked Sendable {
 /// connection, and every statement still goes through the SQL debug log's trace hook.
 extension Statement {
     /// Resets the statement and binds `values` to its parameters, from 1; parameters past them
-    /// are bound to NULL.
-    func rebind(_ values: [DatabaseValue]) {
+    /// are bound to NULL. Throws (see ``bindValue(_:at:)``) for a value SQLite refuses.
+    func rebind(_ values: [DatabaseValue]) throws {
         sqlite3_reset(sqliteStatement)
         // Clearing first is only needed when some parameters get no value (a row's statement
-        // binds them all, and clearing them one by one costs a tenth of the binding).
+        // binds them all, and clearing them one by one costs a tenth of the binding). A bind
+        // that fails throws, so no parameter keeps an earlier row's value unnoticed.
         if values.count < Int(sqlite3_bind_parameter_count(sqliteStatement)) { sqlite3_clear_bindings(sqliteStatement) }
-        values.withUnsafeBufferPointer { values in
-            for index in values.indices { bindValue(values[index], at: CInt(index + 1)) }
+        try values.withUnsafeBufferPointer { values in
+            for index in values.indices {
+                let code = bind(values[index], at: CInt(index + 1))
+                if code != SQLITE_OK { throw bindError(code, at: CInt(index + 1)) }
+            }
         }
     }
 
     /// Binds one value to parameter `index` (from 1). Text and blobs are copied by SQLite.
-    func bindValue(_ value: DatabaseValue, at index: CInt) {
+    /// Throws GRDB's `DatabaseError` with the statement's SQL when SQLite refuses the value (a
+    /// text or blob longer than the connection's `SQLITE_LIMIT_LENGTH`, no memory).
+    func bindValue(_ value: DatabaseValue, at index: CInt) throws {
+        let code = bind(value, at: index)
+        if code != SQLITE_OK { throw bindError(code, at: index) }
+    }
+
+    /// Binds one value to parameter `index`; returns SQLite's result code.
+    @inline(__always)
+    private func bind(_ value: DatabaseValue, at index: CInt) -> CInt {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         switch value.storage {
-        case .null: sqlite3_bind_null(sqliteStatement, index)
-        case .int64(let int): sqlite3_bind_int64(sqliteStatement, index, int)
-        case .double(let double): sqlite3_bind_double(sqliteStatement, index, double)
-        case .string(let string): sqlite3_bind_text(sqliteStatement, index, string, CInt(string.utf8.count), transient)
+        case .null: return sqlite3_bind_null(sqliteStatement, index)
+        case .int64(let int): return sqlite3_bind_int64(sqliteStatement, index, int)
+        case .double(let double): return sqlite3_bind_double(sqliteStatement, index, double)
+        case .string(let string): return sqlite3_bind_text(sqliteStatement, index, string, CInt(string.utf8.count), transient)
         case .blob(let data):
-            data.withUnsafeBytes { bytes in
-                _ = sqlite3_bind_blob(sqliteStatement, index, bytes.baseAddress, CInt(bytes.count), transient)
+            return data.withUnsafeBytes { bytes in
+                sqlite3_bind_blob(sqliteStatement, index, bytes.baseAddress, CInt(bytes.count), transient)
             }
         }
+    }
+
+    /// The error for a value SQLite refused to bind to parameter `index`, with the statement's SQL.
+    private func bindError(_ code: CInt, at index: CInt) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code),
+                      message: "parameter \(index) can't be bound: \(String(cString: sqlite3_errstr(code)))", sql: sql)
     }
 
     /// Runs one step: `true` on a row, `false` when done. Throws GRDB's `DatabaseError` with the
@@ -285,7 +304,7 @@ extension Statement {
 
     /// Runs a statement that returns no rows, with `values` bound.
     func run(_ values: [DatabaseValue], _ db: Database) throws {
-        rebind(values)
+        try rebind(values)
         _ = try stepRow(db)
         sqlite3_reset(sqliteStatement)
     }

@@ -130,17 +130,17 @@ struct BatchInsertBinding {
                             }
                         case .string:
                             if let string = ValueComparison.exact(value, as: String.self) {
-                                statement.bindValue(string.databaseValue, at: parameter)
+                                try statement.bindValue(string.databaseValue, at: parameter)
                                 continue
                             }
                         case .other:
                             break
                         }
                         let converted = try rules.value(value, at: positions[slot], row: index)
-                        statement.bindValue(try SQLiteValueCoding.databaseValue(converted, column: columns[slot]), at: parameter)
+                        try statement.bindValue(try SQLiteValueCoding.databaseValue(converted, column: columns[slot]), at: parameter)
                     }
                     for slot in stamps.indices where stamps[slot] != index {
-                        statement.bindValue(defaults[slot], at: CInt(slot + 4))
+                        try statement.bindValue(defaults[slot], at: CInt(slot + 4))
                     }
                     _ = try statement.stepRow(db)
                 }

@@ -46,7 +46,7 @@ extension SQLiteStore {
     /// with the statement positioned on each row.
     func forEachRow(sql: String, arguments: [DatabaseValue], db: Database, _ body: (SQLiteStatement) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: sql)
-        statement.rebind(arguments)
+        try statement.rebind(arguments)
         defer { sqlite3_reset(statement.sqliteStatement) }
         while try statement.stepRow(db) {
             try body(statement.sqliteStatement)

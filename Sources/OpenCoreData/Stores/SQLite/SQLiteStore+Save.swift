@@ -119,7 +119,7 @@ extension SQLiteStore {
             let keys = snapshots.map { $0.objectID.primaryKey ?? 0 }
             for chunk in BatchFaulting.chunks(keys) {
                 let statement = try db.cachedStatement(sql: "SELECT Z_PK, Z_OPT FROM \(dialect.quote(table)) WHERE Z_PK IN (\(dialect.placeholders(count: chunk.count)))")
-                statement.rebind(chunk.map(\.databaseValue))
+                try statement.rebind(chunk.map(\.databaseValue))
                 defer { sqlite3_reset(statement.sqliteStatement) }
                 while try statement.stepRow(db) {
                     versions[sqlite3_column_int64(statement.sqliteStatement, 0)] = sqlite3_column_int64(statement.sqliteStatement, 1)
