@@ -191,6 +191,15 @@ extension NSManagedObject: KeyValueCoding {
     /// Reads the value in `slot` without access hooks, firing the fault for persistent properties.
     @inline(__always)
     func read(slot: Int) -> Any? {
+        // A loaded object's attribute, the common case: the state read once, not retained (the
+        // object holds it, and nothing below replaces it).
+        if let state = state.map(Unmanaged.passUnretained) {
+            let loaded: Any?? = state._withUnsafeGuaranteedRef { state in
+                guard !state.isFault, state.layout.kinds[slot] == .attribute else { return .none }
+                return .some(state.values[slot].any())
+            }
+            if case .some(let value) = loaded { return value }
+        }
         if state?.isFault ?? true, !layout.isTransient[slot] { fireFaultIfNeeded() }
         // The state exists once the fault fired (or the object is new): read its layout once.
         let layout = state?.layout ?? self.layout
