@@ -48,6 +48,33 @@ import Testing
         #expect(metadata[NSStoreModelVersionIdentifiersKey] as? [String] == ["1"])
     }
 
+    /// Rows inserted with keys of their own (not taken from `Z_MAX`) raise their root entity's
+    /// counter to the largest key, whatever the order of the entities in the save.
+    @Test func insertedKeysRaiseTheirRootsCounters() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = try NSManagedObjectModel.load(contentsOf: Fixtures.coreDataPlus(SQLiteSchemaTests.cases[0].model))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let url = directory.appendingPathComponent("Keys.sqlite")
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let rows: [(entity: String, key: Int64)] = [("Car", 7), ("Person", 3), ("SportCar", 5), ("Person", 9),
+                                                    ("ExpensiveSportCar", 4), ("Car", 2), ("Person", 1), ("SportCar", 12)]
+        let snapshots = try rows.map { row -> ObjectSnapshot in
+            let entity = try #require(model.entitiesByName[row.entity])
+            let id = NSManagedObjectID(entity: entity, store: store, primaryKey: row.key)
+            return row.entity == "Person"
+                ? ObjectSnapshot(objectID: id, values: ["id": UUID(), "updatedAt": Date()])
+                : ObjectSnapshot(objectID: id, values: ["numberPlate": "P-\(row.key)"])
+        }
+        try coordinator.save(StoreSaveChanges(inserted: snapshots))
+        try Self.inspect(url) { (db: Database) throws in
+            let counters = try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0["Z_NAME"] as String) \($0["Z_MAX"] as Int)" }
+            #expect(counters == ["Car 12", "SportCar 0", "ExpensiveSportCar 0", "Person 9"])
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZCAR") == 5)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ZPERSON") == 3)
+        }
+    }
+
     @Test func pragmasOptionIsHonoured() throws {
         let fixture = CompanyFixture(storeType: NSSQLiteStoreType)
         let store = try fixture.addStore(options: [NSSQLitePragmasOption: ["journal_mode": "DELETE", "cache_size": 500]])
