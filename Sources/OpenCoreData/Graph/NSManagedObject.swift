@@ -235,7 +235,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     private func applyDefaultValues() {
         let state = ensuredState
         state.values = state.layout.defaultValues
-        for slot in state.layout.persistentAttributeSlots where !state.values[slot].isNone { state.changed.insert(slot) }
+        state.changed.formUnion(state.layout.defaultedSlots)
     }
 
     /// Sets the default value of each transient attribute that has one, as Core Data does when

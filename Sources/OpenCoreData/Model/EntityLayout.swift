@@ -62,6 +62,8 @@ final class EntityLayout: @unchecked Sendable {
     /// Each attribute's default value (converted as setters store values), nil elsewhere: the
     /// values a new object starts with.
     let defaultValues: SlotValues
+    /// The persistent attributes with a default value: what a new object has changed.
+    let defaultedSlots: ChangedSlots
     /// Open addressing from a key's ``keyHash(_:)`` to its slot + 1 (0: empty), at most half full.
     private let slotTable: ContiguousArray<Int32>
     /// Open addressing from the two words of a name kept inline in its `String` (a small
@@ -127,10 +129,12 @@ final class EntityLayout: @unchecked Sendable {
         }
         self.smallNames = small
         self.emptyValues = SlotValues(repeating: .none, count: properties.count)
-        self.defaultValues = SlotValues(properties.map { property -> SlotValue in
+        let defaultValues = SlotValues(properties.map { property -> SlotValue in
             guard let attribute = property as? NSAttributeDescription, let value = attribute.defaultValue else { return .none }
             return SlotValue(some: PropertyValueCoercion.stored(value, for: attribute))
         })
+        self.defaultValues = defaultValues
+        self.defaultedSlots = ChangedSlots(attributes.filter { !defaultValues[$0].isNone })
     }
 
     /// The slot of the attribute or relationship named `key`; nil for other keys.
@@ -281,4 +285,6 @@ struct ChangedSlots: Equatable {
     func contains(_ slot: Int) -> Bool { bits & (slot < 63 ? 1 << UInt64(slot) : 1 << 63) != 0 }
 
     mutating func removeAll() { bits = 0 }
+
+    mutating func formUnion(_ other: ChangedSlots) { bits |= other.bits }
 }
