@@ -43,8 +43,8 @@ extension NSManagedObject: KeyValueCoding {
         checkConcurrency("setValue(_:forKey: \"\(key)\")")
         let layout = self.layout
         // A value that already has its attribute's Swift type is kept as it is.
-        if let value, layout.rules[slot].hasExactType(value) {
-            setExactValue(SlotValue(some: value), at: slot, key: key)
+        if let exactType = layout.rules[slot].exactType, let stored = SlotValue(value, exactly: exactType) {
+            setExactValue(stored, at: slot, key: key)
             return
         }
         let value = ValueComparison.unwrap(value).flatMap { ValueComparison.isNSNull($0) ? nil : $0 }
