@@ -39,19 +39,7 @@ enum SlotValue {
     init(some value: Any) {
         self = withUnsafePointer(to: value) { pointer -> SlotValue in
             let raw = UnsafeRawPointer(pointer)
-            let type = raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self)
-            func metadata(_ type: Any.Type) -> UnsafeRawPointer { unsafeBitCast(type, to: UnsafeRawPointer.self) }
-            switch type {
-            case metadata(Int64.self): return .int64(raw.load(as: Int64.self))
-            case metadata(String.self): return .string(raw.load(as: String.self))
-            case metadata(Double.self): return .double(raw.load(as: Double.self))
-            case metadata(Date.self): return .date(raw.load(as: Date.self))
-            case metadata(Bool.self): return .bool(raw.load(as: Bool.self))
-            case metadata(Int32.self): return .int32(raw.load(as: Int32.self))
-            case metadata(Int16.self): return .int16(raw.load(as: Int16.self))
-            case metadata(Float.self): return .float(raw.load(as: Float.self))
-            default: return .other(value)
-            }
+            return SlotValue.inline(in: raw, type: raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self)) ?? .other(value)
         }
     }
 
@@ -64,20 +52,28 @@ enum SlotValue {
         let found: SlotValue? = withUnsafePointer(to: value) { pointer in
             let raw = UnsafeRawPointer(pointer)
             guard raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self) == UInt(bitPattern: type) else { return nil }
-            switch type {
-            case ObjectIdentifier(Int64.self): return .int64(raw.load(as: Int64.self))
-            case ObjectIdentifier(String.self): return .string(raw.load(as: String.self))
-            case ObjectIdentifier(Double.self): return .double(raw.load(as: Double.self))
-            case ObjectIdentifier(Date.self): return .date(raw.load(as: Date.self))
-            case ObjectIdentifier(Bool.self): return .bool(raw.load(as: Bool.self))
-            case ObjectIdentifier(Int32.self): return .int32(raw.load(as: Int32.self))
-            case ObjectIdentifier(Int16.self): return .int16(raw.load(as: Int16.self))
-            case ObjectIdentifier(Float.self): return .float(raw.load(as: Float.self))
-            default: return nil
-            }
+            return SlotValue.inline(in: raw, type: UInt(bitPattern: type))
         }
         guard let found else { return nil }
         self = found
+    }
+
+    /// The value in the inline buffer of the existential at `raw` whose type metadata is `type`,
+    /// in its inline case; nil for a type without one.
+    @inline(__always)
+    private static func inline(in raw: UnsafeRawPointer, type: UInt) -> SlotValue? {
+        func metadata(_ type: Any.Type) -> UInt { UInt(bitPattern: ObjectIdentifier(type)) }
+        switch type {
+        case metadata(Int64.self): return .int64(raw.load(as: Int64.self))
+        case metadata(String.self): return .string(raw.load(as: String.self))
+        case metadata(Double.self): return .double(raw.load(as: Double.self))
+        case metadata(Date.self): return .date(raw.load(as: Date.self))
+        case metadata(Bool.self): return .bool(raw.load(as: Bool.self))
+        case metadata(Int32.self): return .int32(raw.load(as: Int32.self))
+        case metadata(Int16.self): return .int16(raw.load(as: Int16.self))
+        case metadata(Float.self): return .float(raw.load(as: Float.self))
+        default: return nil
+        }
     }
 
     /// `value` in the inline case of its type `T` when `T` is exactly one of theirs (nil for any
