@@ -122,11 +122,16 @@ final class ObjectRegistry {
         lock.withLock { ids.filter { entries[$0] == nil } }
     }
 
-    /// The IDs of the objects freed since the last call.
+    /// The IDs of the objects freed since the last call. The list starts again with the room
+    /// the last one needed: one allocation, where growing it back from empty reallocated it
+    /// about seven times for a hundred objects freed (a fetch's results dropped).
     func takeFreedIDs() -> [NSManagedObjectID] {
         lock.withLock {
-            defer { freedIDs.removeAll() }
-            return freedIDs
+            guard !freedIDs.isEmpty else { return [] }
+            var taken: [NSManagedObjectID] = []
+            taken.reserveCapacity(freedIDs.count)
+            swap(&taken, &freedIDs)
+            return taken
         }
     }
 
