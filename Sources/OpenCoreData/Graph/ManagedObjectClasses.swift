@@ -111,10 +111,21 @@ extension NSEntityDescription {
     /// Creates an object of the entity named `entityName` (of its registered class) and inserts
     /// it into `context`. Traps when the context's model has no such entity, as Apple raises.
     public class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
-        guard let entity = entity(forEntityName: entityName, in: context) else {
+        guard let entity = entityForInsertion(named: entityName, in: context) else {
             preconditionFailure("insertNewObject(forEntityName:into:): no entity named '\(entityName)' in the context's model")
         }
         return ManagedObjectClasses.instantiate(entity, insertInto: context)
+    }
+
+    /// ``entity(forEntityName:in:)``, answered from the context's last insertion when it named
+    /// the same entity of the same model and that model is frozen (in use: its entities no
+    /// longer change), without hashing the name.
+    private class func entityForInsertion(named entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
+        guard let model = context.persistentStoreCoordinator?.managedObjectModel else { return nil }
+        if let last = context.lastInsertedEntity, last.model === model, last.name == entityName { return last.entity }
+        guard let entity = model.entitiesByName[entityName] else { return nil }
+        if model.hasFrozenEntities { context.lastInsertedEntity = (entityName, model, entity) }
+        return entity
     }
 }
 

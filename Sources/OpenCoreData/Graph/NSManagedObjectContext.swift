@@ -155,6 +155,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var batchGroups: [FetchBatchGroup] = []
     /// The ID keys of objects refreshed into faults: firing them reads the store past its cache.
     var refreshedFaults: Set<ObjectIDKey> = []
+    /// The entity `insertNewObject(forEntityName:into:)` last found, with its name and frozen
+    /// model: inserting objects one by one looks up the same name again and again.
+    @exclusivity(unchecked) var lastInsertedEntity: (name: String, model: NSManagedObjectModel, entity: NSEntityDescription)?
     /// Stores chosen with `assign(_:to:)`, by object.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     /// While positive, changes are not recorded (loading values, `awakeFromFetch`).

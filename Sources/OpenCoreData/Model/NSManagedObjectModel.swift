@@ -56,6 +56,10 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
+    /// Whether the model is frozen (see ``freeze()``): its entities and their names no longer
+    /// change.
+    var hasFrozenEntities: Bool { frozenEntitiesByName != nil }
+
     /// Forgets ``entitiesByName`` of the editable model: the entities or a name changed.
     func entityNamesChanged() {
         editableIndexLock.withLock { editableEntitiesByName = nil }

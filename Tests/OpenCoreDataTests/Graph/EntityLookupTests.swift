@@ -39,6 +39,27 @@ final class EntityLookupOrphan: NSManagedObject {}
         #expect(registry.entities(for: EntityLookupOrphan.self).isEmpty)
     }
 
+    /// `insertNewObject(forEntityName:into:)` remembers the last entity it found: the next
+    /// name, and the entity of the same name in another model, are looked up again.
+    @Test func insertNewObjectFindsEachNameInTheContextsCurrentModel() throws {
+        let first = GraphTestModel.make()
+        let context = GraphTestModel.context(model: first)
+        let runs = (0..<2).map { _ in NSEntityDescription.insertNewObject(forEntityName: "Run", into: context) }
+        let animal = NSEntityDescription.insertNewObject(forEntityName: "Animal", into: context)
+        let dog = NSEntityDescription.insertNewObject(forEntityName: "Dog", into: context)
+        #expect(runs.allSatisfy { $0.entity === first.entitiesByName["Run"] })
+        #expect(animal.entity === first.entitiesByName["Animal"])
+        #expect(dog.entity === first.entitiesByName["Dog"])
+
+        // An emptied context may move to another coordinator: "Dog" is then the other model's.
+        context.reset()
+        let second = GraphTestModel.make()
+        context.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: second)
+        let secondDog = NSEntityDescription.insertNewObject(forEntityName: "Dog", into: context)
+        #expect(secondDog.entity === second.entitiesByName["Dog"])
+        #expect(secondDog.entity !== first.entitiesByName["Dog"])
+    }
+
     @Test func aCoordinatorRecordsItsModel() throws {
         let model = GraphTestModel.make()
         model.register(EntityLookupOrphan.self, forEntityName: "Run")
