@@ -147,14 +147,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventInvalidated = ObjectList()
     /// Objects whose `eventChanges` must be cleared at the end of the event.
     @exclusivity(unchecked) var eventTouched = ObjectList()
+    // The four below are read by every fault that fires (`fulfillFault(_:)`), and unchecked
+    // like the lists above: only the context's queue touches them, in accesses that never overlap.
     /// Snapshots fetched for objects that stayed faults, by ID key: firing them reads these.
-    var rowCache: [ObjectIDKey: ObjectSnapshot] = [:]
+    @exclusivity(unchecked) var rowCache: [ObjectIDKey: ObjectSnapshot] = [:]
     /// Faults created and not fired yet, the candidates of batch faulting.
-    var pendingFaults = PendingFaults()
+    @exclusivity(unchecked) var pendingFaults = PendingFaults()
     /// The results of the last fetches with `fetchBatchSize`, for loading them by batch.
-    var batchGroups: [FetchBatchGroup] = []
+    @exclusivity(unchecked) var batchGroups: [FetchBatchGroup] = []
     /// The ID keys of objects refreshed into faults: firing them reads the store past its cache.
-    var refreshedFaults: Set<ObjectIDKey> = []
+    @exclusivity(unchecked) var refreshedFaults: Set<ObjectIDKey> = []
     /// The entity `insertNewObject(forEntityName:into:)` last found, with its name and frozen
     /// model: inserting objects one by one looks up the same name again and again.
     @exclusivity(unchecked) var lastInsertedEntity: (name: String, model: NSManagedObjectModel, entity: NSEntityDescription)?
