@@ -372,6 +372,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         insertedList.insert(object)
         eventInserted.insert(object)
         eventDeleted.remove(object)
+        // Now in the inserted lists: its first change need not look them up (see
+        // `recordChange(of:slot:oldValue:)`), until the lists change again.
+        object.state?.listedEpoch = listEpoch
         undoManager?.registerUndo(withTarget: self) { context in context.undoInsertion(of: object) }
         if !object.didAwakeFromInsert {
             object.didAwakeFromInsert = true

@@ -39,6 +39,29 @@ struct ContextNotificationTests {
         #expect(recorder.notifications.count == 2)
     }
 
+    /// An inserted object changed in the event that inserted it is only inserted; changed in a
+    /// later event, the notification reports it updated while `updatedObjects` leaves it out
+    /// (it is still unsaved), as Apple does; after a save, a change makes it updated.
+    @Test func aChangedInsertedObjectIsReportedByEvent() throws {
+        let context = GraphTestModel.context()
+        let recorder = NotificationRecorder([.NSManagedObjectContextObjectsDidChange], object: context)
+        let run = GraphTestModel.insert("Run", context)
+        run.setValue(Int32(1), forKey: "processID")
+        context.processPendingChanges()
+        #expect(recorder.notifications.last?.userInfo?[NSInsertedObjectsKey] as? Set<NSManagedObject> == [run])
+        #expect(recorder.notifications.last?.userInfo?[NSUpdatedObjectsKey] == nil)
+        #expect(context.insertedObjects == [run] && context.updatedObjects.isEmpty)
+
+        run.setValue(Int32(2), forKey: "processID")
+        context.processPendingChanges()
+        #expect(recorder.notifications.last?.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject> == [run])
+        #expect(context.insertedObjects == [run] && context.updatedObjects.isEmpty)
+
+        try context.markAsSavedForTests([run])
+        run.setValue(Int32(3), forKey: "processID")
+        #expect(context.insertedObjects.isEmpty && context.updatedObjects == [run])
+    }
+
     @Test func resetInvalidatesEverything() {
         let context = GraphTestModel.context()
         let run = GraphTestModel.insert("Run", context)
