@@ -119,12 +119,14 @@ extension NSEntityDescription {
 
     /// ``entity(forEntityName:in:)``, answered from the context's last insertion when it named
     /// the same entity of the same model and that model is frozen (in use: its entities no
-    /// longer change), without hashing the name.
+    /// longer change), without hashing the name. Kept here, not in `entity(forEntityName:in:)`:
+    /// an insertion runs on the context's queue, which guards the remembered entity, while
+    /// `entity(forEntityName:in:)` may be called from any thread, as Apple's may.
     private class func entityForInsertion(named entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
-        guard let model = context.persistentStoreCoordinator?.managedObjectModel else { return nil }
-        if let last = context.lastInsertedEntity, last.model === model, last.name == entityName { return last.entity }
-        guard let entity = model.entitiesByName[entityName] else { return nil }
-        if model.hasFrozenEntities { context.lastInsertedEntity = (entityName, model, entity) }
+        let model = context.persistentStoreCoordinator?.managedObjectModel
+        if let last = context.lastInsertedEntity, last.name == entityName, last.model === model { return last.entity }
+        guard let entity = entity(forEntityName: entityName, in: context) else { return nil }
+        if let model, model.hasFrozenEntities { context.lastInsertedEntity = (entityName, model, entity) }
         return entity
     }
 }
