@@ -104,6 +104,24 @@ import Testing
 
     // MARK: The registry's batch API
 
+    /// Objects freed leave the registry, and their IDs come back once from `takeFreedIDs()`,
+    /// round after round (the list starts again empty, with room, after each call).
+    @Test func registryHandsBackEachFreedIDOnce() {
+        let person = GraphTestModel.entity("Person")
+        let registry = ObjectRegistry()
+        for round in 0..<3 {
+            var objects = (0..<(round + 2)).map { _ in NSManagedObject(entity: person, insertInto: nil) }
+            var isNew = objects.map { _ in true }
+            registry.register(&objects, isNew: &isNew)
+            let ids = objects.map(\.objectID)
+            #expect(registry.count == ids.count)
+            for (object, id) in zip(objects, ids) { registry.removeFreed(object, id: id) }
+            #expect(registry.count == 0)
+            #expect(registry.takeFreedIDs().map(\.key) == ids.map(\.key))
+            #expect(registry.takeFreedIDs().isEmpty)
+        }
+    }
+
     @Test func registryBatchLookupAndRegistration() {
         let person = GraphTestModel.entity("Person")
         let a = NSManagedObject(entity: person, insertInto: nil)
