@@ -42,6 +42,52 @@ import Testing
         #expect(walking.isEmpty)
     }
 
+    /// To-one keys are read straight into IDs, each column remembering its last destination:
+    /// rows whose destinations alternate (and a row with none) still each get their own, fetched
+    /// plainly or prefetched; and a to-many prefetch files every source's run of rows.
+    @Test func alternatingToOneDestinationsReadRowByRow() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Alternating.sqlite")
+        func open() throws -> NSManagedObjectContext {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: SQLiteHostileRowTests.model())
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+            let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            return context
+        }
+        do {
+            let context = try open()
+            let shelves = ["Top", "Bottom"].map { name in
+                let shelf = NSEntityDescription.insertNewObject(forEntityName: "Shelf", into: context)
+                shelf.setValue(name, forKey: "name")
+                return shelf
+            }
+            for index in 0..<7 {
+                let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+                item.setValue("i\(index)", forKey: "name")
+                item.setValue(index == 6 ? nil : shelves[index % 2], forKey: "shelf")
+            }
+            try context.save()
+        }
+        for prefetching in [[], ["shelf"]] {
+            let context = try open()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            request.relationshipKeyPathsForPrefetching = prefetching
+            let shelves = try context.fetch(request).map { ($0.value(forKey: "shelf") as? NSManagedObject)?.value(forKey: "name") as? String ?? "-" }
+            #expect(shelves == ["Top", "Bottom", "Top", "Bottom", "Top", "Bottom", "-"], "prefetching \(prefetching)")
+        }
+        let context = try open()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Shelf")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: false)]
+        request.relationshipKeyPathsForPrefetching = ["items"]
+        let items = try context.fetch(request).map { shelf in
+            (shelf.value(forKey: "items") as? Set<NSManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
+        }
+        #expect(items == [["i0", "i2", "i4"], ["i1", "i3", "i5"]])
+    }
+
     @Test func unknownKeyPathThrows() throws {
         let fixture = try SQLiteStatementFixture()
         let request = fixture.request("Department")

@@ -62,7 +62,10 @@ extension SQLiteRowLayout {
     /// The write plan of `fields` (see ``Step``), made once per statement.
     static func steps(of fields: [Field]) -> ContiguousArray<Step> {
         ContiguousArray(fields.indices.map { index in
-            Step(column: fields[index].index, slot: fields[index].slot ?? -1, field: index, readsInt64: fields[index].readsInt64)
+            let toOne: Unmanaged<NSEntityDescription>?
+            if case .toOne(let destination, entityColumn: nil) = fields[index].kind { toOne = .passUnretained(destination) } else { toOne = nil }
+            return Step(column: fields[index].index, slot: fields[index].slot ?? -1, field: index, readsInt64: fields[index].readsInt64,
+                        toOne: toOne)
         })
     }
 

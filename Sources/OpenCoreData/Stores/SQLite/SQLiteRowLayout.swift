@@ -44,12 +44,19 @@ final class SQLiteRowLayout: @unchecked Sendable {
     }
 
     /// One field of ``EntityRows``: its column, its slot (-1: kept by name), its index in
-    /// ``EntityRows/fields`` and whether it is read straight as an `Int64`.
+    /// ``EntityRows/fields``, whether it is read straight as an `Int64`, and the destination of a
+    /// to-one relationship whose rows all belong to one entity (no entity column), read straight
+    /// into an ID.
     struct Step {
         let column: CInt
         let slot: Int
         let field: Int
         let readsInt64: Bool
+        /// Unretained: the ``Field`` this step is made from, kept beside it in the same
+        /// ``EntityRows`` (or the row writer's statement), holds the entity. A plain reference
+        /// would be retained and released with every row (and entities take the slow path:
+        /// their properties refer to them weakly).
+        let toOne: Unmanaged<NSEntityDescription>?
     }
 
     enum Kind {
@@ -175,6 +182,14 @@ final class SQLiteRowLayout: @unchecked Sendable {
                         // assigned (assigning, or even reading the case, copies and destroys the
                         // old value through the enum's outlined witnesses, two calls a column).
                         (base + step.slot).initialize(to: .int64(sqlite3_value_int64(cell)))
+                        continue
+                    }
+                    if let toOne = step.toOne, type == SQLITE_INTEGER, step.slot >= 0, let base {
+                        // As the general path below reads it, without copying the field.
+                        let id = toOne._withUnsafeGuaranteedRef { destination in
+                            decoding.destination(destination, primaryKey: sqlite3_value_int64(cell), column: step.column)
+                        }
+                        (base + step.slot).initialize(to: .other(id))
                         continue
                     }
                     guard let value = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store, decoding: &decoding) else { continue }
