@@ -266,6 +266,9 @@ struct IdentitySet: Equatable {
 
     mutating func removeAll() { table.removeAll() }
 
+    /// Makes room for `capacity` members without growing on the way.
+    mutating func reserveCapacity(_ capacity: Int) { table.reserveCapacity(capacity) }
+
     static func == (a: IdentitySet, b: IdentitySet) -> Bool {
         a.count == b.count && a.table.buckets.allSatisfy { bucket in bucket.member.map(b.contains) ?? true }
     }

@@ -9,7 +9,14 @@ struct ObjectList: Sequence {
 
     init() {}
 
+    /// The distinct members of `objects`, in order. Room for all of them is made first (a
+    /// prefetch fills thousands of lists), so neither the list nor its set grows on the way.
     init<S: Sequence>(_ objects: S) where S.Element == NSManagedObject {
+        let expected = objects.underestimatedCount
+        if expected > 0 {
+            self.objects.reserveCapacity(expected)
+            members.reserveCapacity(expected)
+        }
         for object in objects { insert(object) }
     }
 
