@@ -45,7 +45,8 @@ extension NSManagedObjectContext {
         // Looked up and registered in one batch each (the registry grown once), as a fetch does.
         let reached = objects(with: result.snapshots.map(\.objectID), recordingPendingFaults: false)
         for (object, snapshot) in zip(reached, result.snapshots) where object.faultFlag {
-            rowCache[snapshot.objectID.key] = nil
+            // Removing from an empty dictionary still hashes the key.
+            if !rowCache.isEmpty { rowCache[snapshot.objectID.key] = nil }
             loadAndAwake(object, from: snapshot)
         }
         // The sources hold their destinations (the context does not retain unchanged objects).

@@ -61,14 +61,25 @@ extension SQLiteStore {
         if relationship.isToMany { for key in sources.keys { destinations[key] = [] } }
         var seen: Set<ObjectIDKey> = []
         let sourcePosition = CInt(layout.columns.count)
+        // Every statement above orders its rows by source first, so each source's destinations
+        // come as one run: the source is looked up when its run starts and the run is filed when
+        // it ends, not twice a row. (A source whose rows came in several runs would still get all
+        // of them: each run is appended.) No local function files it: capturing `run` in one
+        // would make every access to it checked at run time.
+        var run: (key: Int64, known: Bool, ids: [NSManagedObjectID])?
         try (connection ?? openDatabase()).inDatabase { db in
             try forEachSnapshot(layout, sql: sql, arguments: [keys.databaseValue], db: db) { snapshot, statement in
                 let sourceKey = sqlite3_column_int64(statement, sourcePosition)
-                guard sources[sourceKey] != nil else { return }
-                destinations[sourceKey, default: []].append(snapshot.objectID)
+                if run?.key != sourceKey {
+                    if let ended = run, ended.known { destinations[ended.key, default: []].append(contentsOf: ended.ids) }
+                    run = (sourceKey, sources[sourceKey] != nil, [])
+                }
+                guard run?.known == true else { return }
+                run?.ids.append(snapshot.objectID)
                 if !mayRepeat || seen.insert(snapshot.objectID.key).inserted { result.snapshots.append(snapshot) }
             }
         }
+        if let ended = run, ended.known { destinations[ended.key, default: []].append(contentsOf: ended.ids) }
         result.destinations.reserveCapacity(destinations.count)
         for (key, ids) in destinations {
             if let sourceID = sources[key] { result.destinations[sourceID] = ids }
