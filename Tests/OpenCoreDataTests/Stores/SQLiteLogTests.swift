@@ -141,6 +141,37 @@ struct SQLiteLogTests {
         #expect(counter.all.count == selects.count + counter.all.filter { !$0.sql.hasPrefix("SELECT Z_PK FROM ZITEM") }.count)
     }
 
+    @Test("An observer added to an open connection sees its statements; closing the connection lets the log go")
+    func observerAddedLaterAndLogReleasedOnClose() throws {
+        weak var released: SQLDebugLog?
+        do {
+            let log = SQLDebugLog(level: .off)
+            released = log
+            // Installed on the connection itself: a configuration's `prepareDatabase` closure
+            // would hold the log too, for as long as GRDB keeps the configuration.
+            let queue = try DatabaseQueue()
+            try queue.inDatabase { db in
+                log.install(on: db)
+                try db.execute(sql: "CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, ZNAME VARCHAR)")
+            }
+            _ = try queue.read { db in try Row.fetchAll(db, sql: "SELECT Z_PK FROM ZITEM") }
+            let counter = SQLStatementCounter()
+            let token = log.addObserver { counter.add($0) }
+            _ = try queue.read { db in try Row.fetchAll(db, sql: "SELECT Z_PK FROM ZITEM WHERE Z_PK > ?;  ", arguments: [0]) }
+            // Trimmed as GRDB's trace events trim it; timed.
+            let selects = counter.all.filter { $0.sql.hasPrefix("SELECT Z_PK FROM ZITEM") }
+            #expect(selects.map(\.sql) == ["SELECT Z_PK FROM ZITEM WHERE Z_PK > ?"])
+            #expect(selects.allSatisfy { $0.duration >= 0 && $0.expandedSQL == nil })
+            log.removeObserver(token)
+            let seen = counter.all.count
+            _ = try queue.read { db in try Row.fetchAll(db, sql: "SELECT Z_PK FROM ZITEM") }
+            #expect(counter.all.count == seen)
+            try queue.close()
+        }
+        // The connection's hook held the log until SQLite closed the connection.
+        #expect(released == nil)
+    }
+
     @Test("A log that is on lowers its logger to .debug so messages are not dropped")
     func loggerLevel() {
         var logger = Logger(label: "test")

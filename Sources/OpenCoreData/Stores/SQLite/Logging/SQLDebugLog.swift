@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Logging
+import Synchronization
 
 /// The SQL debug log of one SQLite store: OpenCoreData's `-com.apple.CoreData.SQLDebug`.
 ///
@@ -80,6 +82,9 @@ public final class SQLDebugLog: @unchecked Sendable {
     private let lock = NSLock()
     private var observers: [Int: @Sendable (Event) -> Void] = [:]
     private var nextObserver = 0
+    /// ``isActive`` without the lock, for the trace hook that every statement calls: written
+    /// under `lock` whenever the observers change.
+    private let listening: Atomic<Bool>
 
     /// A log at `level` writing to `logger` (whose level is lowered to `.debug` when `level` is
     /// not `.off`).
@@ -88,6 +93,7 @@ public final class SQLDebugLog: @unchecked Sendable {
         var logger = logger
         if level > .off, logger.logLevel > .debug { logger.logLevel = .debug }
         self.logger = logger
+        listening = Atomic(level > .off)
     }
 
     /// A store's log: the level from `options` (``levelOption``) or else from `environment`.
@@ -104,9 +110,7 @@ public final class SQLDebugLog: @unchecked Sendable {
     }
 
     /// Whether statements need tracing at all (the log is on or someone observes it).
-    public var isActive: Bool {
-        level > .off || lock.withLock { !observers.isEmpty }
-    }
+    public var isActive: Bool { listening.load(ordering: .acquiring) }
 
     /// Calls `observer` after every statement, whatever the level, until
     /// ``removeObserver(_:)``. Returns the token to remove it.
@@ -115,13 +119,17 @@ public final class SQLDebugLog: @unchecked Sendable {
         lock.withLock {
             nextObserver += 1
             observers[nextObserver] = observer
+            listening.store(true, ordering: .releasing)
             return nextObserver
         }
     }
 
     /// Stops calling the observer `token` names.
     public func removeObserver(_ token: Int) {
-        _ = lock.withLock { observers.removeValue(forKey: token) }
+        lock.withLock {
+            observers.removeValue(forKey: token)
+            listening.store(level > .off || !observers.isEmpty, ordering: .releasing)
+        }
     }
 
     // MARK: Hooks for the store
@@ -129,12 +137,44 @@ public final class SQLDebugLog: @unchecked Sendable {
     /// Traces every statement `db` runs into this log. Call it once per connection (from the
     /// configuration's `prepareDatabase`, or use ``install(in:)``). Observers added later are
     /// seen too.
+    ///
+    /// The hook is SQLite's own (`sqlite3_trace_v2`, statement ends with their time), set
+    /// directly rather than through GRDB's `Database.trace`, which wraps every event in Swift
+    /// values and closures before anything can look at it: about 420 instructions a statement
+    /// run, paid by every row of a batch insert even with the log off and unobserved. This
+    /// hook returns at once then. The connection holds the log until SQLite closes it (the
+    /// hook's close event releases it). A later `Database.trace` on the connection replaces
+    /// this hook.
     public func install(on db: Database) {
-        db.trace(options: .profile) { [self] event in
-            guard case let .profile(statement, duration) = event else { return }
-            record(sql: { statement.sql }, expandedSQL: { statement.expandedSQL }, duration: duration)
-        }
+        guard let connection = db.sqliteConnection else { return }
+        let mask = UInt32(SQLITE_TRACE_PROFILE) | UInt32(SQLITE_TRACE_CLOSE)
+        sqlite3_trace_v2(connection, mask, { event, context, statement, nanoseconds in
+            guard let context else { return 0 }
+            let log = Unmanaged<SQLDebugLog>.fromOpaque(context)
+            if event == UInt32(SQLITE_TRACE_CLOSE) {
+                log.release()
+                return 0
+            }
+            log._withUnsafeGuaranteedRef { log in
+                guard event == UInt32(SQLITE_TRACE_PROFILE), log.listening.load(ordering: .acquiring),
+                      let statement = statement.map({ OpaquePointer($0) }) else { return }
+                let duration = nanoseconds.map { TimeInterval($0.load(as: Int64.self)) / 1e9 } ?? 0
+                log.record(sql: { SQLDebugLog.text(sqlite3_sql(statement)) }, expandedSQL: {
+                    guard let expanded = sqlite3_expanded_sql(statement) else { return "" }
+                    defer { sqlite3_free(expanded) }
+                    return SQLDebugLog.text(expanded)
+                }, duration: duration)
+            }
+            return 0
+        }, Unmanaged.passRetained(self).toOpaque())
     }
+
+    /// A statement's SQL as GRDB's trace events give it: trimmed of whitespace and `;`.
+    private static func text(_ sql: UnsafePointer<CChar>?) -> String {
+        sql.map { String(cString: $0).trimmingCharacters(in: statementSeparators) } ?? ""
+    }
+
+    private static let statementSeparators = CharacterSet(charactersIn: ";").union(.whitespacesAndNewlines)
 
     /// Adds ``install(on:)`` to the connections `configuration` opens.
     public func install(in configuration: inout Configuration) {
