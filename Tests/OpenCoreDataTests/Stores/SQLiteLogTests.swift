@@ -172,6 +172,31 @@ struct SQLiteLogTests {
         #expect(released == nil)
     }
 
+    @Test("A close that fails (a statement left unfinalized) leaves the connection open and untraced, and lets the log go")
+    func failedCloseRemovesTheHook() throws {
+        weak var released: SQLDebugLog?
+        do {
+            let log = SQLDebugLog(level: .off)
+            released = log
+            let counter = SQLStatementCounter()
+            _ = log.addObserver { counter.add($0) }
+            let queue = try DatabaseQueue()
+            var unfinalized: Statement?
+            try queue.inDatabase { db in
+                log.install(on: db)
+                unfinalized = try db.makeStatement(sql: "SELECT 1")
+            }
+            // SQLite reports the close to the hook, then refuses it (SQLITE_BUSY).
+            #expect(throws: DatabaseError.self) { try queue.close() }
+            let seen = counter.all.count
+            try queue.inDatabase { db in try db.execute(sql: "SELECT 2") }
+            #expect(counter.all.count == seen)
+            #expect(unfinalized != nil)
+            unfinalized = nil
+        }
+        #expect(released == nil)
+    }
+
     @Test("A log that is on lowers its logger to .debug so messages are not dropped")
     func loggerLevel() {
         var logger = Logger(label: "test")

@@ -142,9 +142,10 @@ public final class SQLDebugLog: @unchecked Sendable {
     /// directly rather than through GRDB's `Database.trace`, which wraps every event in Swift
     /// values and closures before anything can look at it: about 420 instructions a statement
     /// run, paid by every row of a batch insert even with the log off and unobserved. This
-    /// hook returns at once then. The connection holds the log until SQLite closes it (the
-    /// hook's close event releases it). A later `Database.trace` on the connection replaces
-    /// this hook.
+    /// hook returns at once then. The connection holds the log until SQLite closes it: the
+    /// hook's close event removes the hook and releases the log, so a close that fails (a
+    /// statement left unfinalized) leaves the connection open and no longer traced. A later
+    /// `Database.trace` on the connection replaces this hook.
     public func install(on db: Database) {
         guard let connection = db.sqliteConnection else { return }
         let mask = UInt32(SQLITE_TRACE_PROFILE) | UInt32(SQLITE_TRACE_CLOSE)
@@ -152,6 +153,10 @@ public final class SQLDebugLog: @unchecked Sendable {
             guard let context else { return 0 }
             let log = Unmanaged<SQLDebugLog>.fromOpaque(context)
             if event == UInt32(SQLITE_TRACE_CLOSE) {
+                // The hook goes first: `sqlite3_close` reports the close before it knows whether
+                // it can close (unfinalized statements leave the connection open, SQLITE_BUSY),
+                // and a connection left open must not call a hook whose log is gone.
+                if let connection = statement.map({ OpaquePointer($0) }) { sqlite3_trace_v2(connection, 0, nil, nil) }
                 log.release()
                 return 0
             }
