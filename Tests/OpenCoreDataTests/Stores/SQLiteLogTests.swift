@@ -141,17 +141,34 @@ struct SQLiteLogTests {
         #expect(counter.all.count == selects.count + counter.all.filter { !$0.sql.hasPrefix("SELECT Z_PK FROM ZITEM") }.count)
     }
 
-    @Test("An observer added to an open connection sees its statements; closing the connection lets the log go")
-    func observerAddedLaterAndLogReleasedOnClose() throws {
+    /// Runs `body` with a fresh log at level 0, then checks that the log was freed: no
+    /// connection `body` opened (and closed) still holds it.
+    private func expectFreed(_ body: (SQLDebugLog) throws -> Void) throws {
         weak var released: SQLDebugLog?
         do {
             let log = SQLDebugLog(level: .off)
             released = log
-            // Installed on the connection itself: a configuration's `prepareDatabase` closure
-            // would hold the log too, for as long as GRDB keeps the configuration.
-            let queue = try DatabaseQueue()
-            try queue.inDatabase { db in
-                log.install(on: db)
+            try body(log)
+        }
+        #expect(released == nil)
+    }
+
+    /// An in-memory connection with `log` installed on the connection itself (a configuration's
+    /// `prepareDatabase` closure would hold the log too, for as long as GRDB keeps the
+    /// configuration), after which `setUp` runs on it.
+    private func tracedQueue(_ log: SQLDebugLog, setUp: (Database) throws -> Void) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue()
+        try queue.inDatabase { db in
+            log.install(on: db)
+            try setUp(db)
+        }
+        return queue
+    }
+
+    @Test("An observer added to an open connection sees its statements; closing the connection lets the log go")
+    func observerAddedLaterAndLogReleasedOnClose() throws {
+        try expectFreed { log in
+            let queue = try tracedQueue(log) { db in
                 try db.execute(sql: "CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, ZNAME VARCHAR)")
             }
             _ = try queue.read { db in try Row.fetchAll(db, sql: "SELECT Z_PK FROM ZITEM") }
@@ -166,26 +183,18 @@ struct SQLiteLogTests {
             let seen = counter.all.count
             _ = try queue.read { db in try Row.fetchAll(db, sql: "SELECT Z_PK FROM ZITEM") }
             #expect(counter.all.count == seen)
+            // The connection's hook holds the log until SQLite closes the connection.
             try queue.close()
         }
-        // The connection's hook held the log until SQLite closed the connection.
-        #expect(released == nil)
     }
 
     @Test("A close that fails (a statement left unfinalized) leaves the connection open and untraced, and lets the log go")
     func failedCloseRemovesTheHook() throws {
-        weak var released: SQLDebugLog?
-        do {
-            let log = SQLDebugLog(level: .off)
-            released = log
+        try expectFreed { log in
             let counter = SQLStatementCounter()
             _ = log.addObserver { counter.add($0) }
-            let queue = try DatabaseQueue()
             var unfinalized: Statement?
-            try queue.inDatabase { db in
-                log.install(on: db)
-                unfinalized = try db.makeStatement(sql: "SELECT 1")
-            }
+            let queue = try tracedQueue(log) { db in unfinalized = try db.makeStatement(sql: "SELECT 1") }
             // SQLite reports the close to the hook, then refuses it (SQLITE_BUSY).
             #expect(throws: DatabaseError.self) { try queue.close() }
             let seen = counter.all.count
@@ -194,7 +203,6 @@ struct SQLiteLogTests {
             #expect(unfinalized != nil)
             unfinalized = nil
         }
-        #expect(released == nil)
     }
 
     @Test("A log that is on lowers its logger to .debug so messages are not dropped")
