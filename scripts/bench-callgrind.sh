@@ -19,7 +19,8 @@
 #
 # Prints: workload, raw Ir, OpenCoreData Ir, ratio. The callgrind files stay in the folder it
 # names (for `callgrind_annotate`). Time: about 2 minutes after the build at scale 0.1.
-# `ONLY=W9` (or `W1,W2`) counts only those workloads.
+# `ONLY=W9` (or `W1,W2`) counts only those workloads; `ONLY=W8a,W8b` compares W8's typed access
+# with W1 and W2's key-value access (W8 runs only when named).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scale="${SCALE:-0.1}"
@@ -58,7 +59,7 @@ symbol() {
 # Instructions collected by one run: the events total of the callgrind file.
 instructions() {
     local workload="$1" engine="$2" type="$3" function="$4" file symbol total
-    file="$out/callgrind.$workload.$engine.out"
+    file="$out/callgrind.$workload.$engine${5:+.$5}.out"
     symbol="$(symbol "$type" "$function")" || return 1
     # `--in-process`: W5 runs in the benchmark's own process, not in a child (valgrind can't
     # follow its spawn).
@@ -80,5 +81,14 @@ for row in "W1 w1InsertTimed w1InsertTimed" "W2 w2FetchAllTimed w2FetchAllTimed"
     raw=$(instructions "$workload" raw RawWorkloads "$rawFunction") || exit 1
     ours=$(instructions "$workload" OpenCoreData OpenCoreDataWorkloads "$function") || exit 1
     awk -v w="$workload" -v r="$raw" -v o="$ours" 'BEGIN { printf "%-9s %16.0f %16.0f %7.1fx\n", w, r, o, o / r }'
+done
+# W8 is W1 and W2 through typed `@Managed` subclasses: compared with OpenCoreData's own W1 and W2
+# (key-value access), not with raw SQLite.
+for row in "W8a W1 w1InsertTimed w8InsertTimed" "W8b W2 w2FetchAllTimed w8FetchTimed"; do
+    read -r label base baseFunction function <<<"$row"
+    [[ -n "${ONLY:-}" && ",$ONLY," == *",$label,"* ]] || continue
+    keyed=$(instructions "$base" OpenCoreData OpenCoreDataWorkloads "$baseFunction") || exit 1
+    typed=$(instructions W8 OpenCoreData TypedWorkloads "$function" "$label") || exit 1
+    awk -v w="$label" -v r="$keyed" -v o="$typed" 'BEGIN { printf "%-9s %16.0f %16.0f %7.2fx (typed against key-value)\n", w, r, o, o / r }'
 done
 echo "scale $scale; callgrind files in $out"

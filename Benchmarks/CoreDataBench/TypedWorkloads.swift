@@ -46,8 +46,15 @@ enum TypedWorkloads {
 
     static func w8Insert(_ url: URL, model: NSManagedObjectModel, count: Int, _ watch: inout Stopwatch) throws {
         let (container, context) = try open(url, model: model)
-        let total = Int64(count)
         watch.start()
+        try w8InsertTimed(context, count: count)
+        watch.stop()
+        withExtendedLifetime(container) {}
+    }
+
+    /// W8a's timed part, not inlined (see ``OpenCoreDataWorkloads/w1InsertTimed(_:count:)``).
+    @inline(never) static func w8InsertTimed(_ context: NSManagedObjectContext, count: Int) throws {
+        let total = Int64(count)
         try context.performAndWait {
             for pk in 1...total {
                 let item = BenchItem(context: context)
@@ -64,22 +71,25 @@ enum TypedWorkloads {
             }
             try context.save()
         }
-        watch.stop()
-        withExtendedLifetime(container) {}
     }
 
     static func w8Fetch(_ url: URL, model: NSManagedObjectModel, _ watch: inout Stopwatch) throws -> Int64 {
         let (container, context) = try open(url, model: model)
         watch.start()
-        let sum = try context.performAndWait {
+        let sum = try w8FetchTimed(context)
+        watch.stop()
+        withExtendedLifetime(container) {}
+        return sum
+    }
+
+    /// W8b's timed part, not inlined (see ``OpenCoreDataWorkloads/w1InsertTimed(_:count:)``).
+    @inline(never) static func w8FetchTimed(_ context: NSManagedObjectContext) throws -> Int64 {
+        try context.performAndWait {
             var sum: Int64 = 0
             for item in try context.fetch(NSFetchRequest<BenchItem>(entityName: "Item")) {
                 sum &+= item.attributeSum
             }
             return sum
         }
-        watch.stop()
-        withExtendedLifetime(container) {}
-        return sum
     }
 }
