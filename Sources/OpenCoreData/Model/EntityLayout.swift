@@ -241,6 +241,8 @@ struct SlotRule {
     /// optional property, or a value of ``exactType`` when there are no validation predicates.
     @inline(__always)
     func accepts(_ value: Any?) -> Bool {
+        // The common case, a value of the exact type, without copying it out of the optional.
+        if !hasPredicates, let exactType, ValueComparison.holds(value, exactly: exactType) { return true }
         guard let value else { return isOptional }
         return !hasPredicates && hasExactType(value)
     }

@@ -140,6 +140,43 @@ import Testing
         #expect(ValueComparison.exact(wide as Any, as: (Int64, Int64, Int64, Int64).self) == nil)
     }
 
+    @Test func holdsReadsTheTypeOfAnOptionalAny() {
+        let int64 = ObjectIdentifier(Int64.self)
+        #expect(ValueComparison.holds(Int64(-7), exactly: int64))
+        #expect(!ValueComparison.holds(7, exactly: int64))
+        #expect(!ValueComparison.holds(Int32(7), exactly: int64))
+        #expect(!ValueComparison.holds(nil, exactly: int64))
+        #expect(!ValueComparison.holds(NSNumber(value: 7), exactly: int64))
+        // A value inside a further optional is the optional's type: left to the general check.
+        #expect(!ValueComparison.holds(Optional<Int64>.some(7) as Any, exactly: int64))
+        let long = String(repeating: "long string on the heap ", count: 4)
+        #expect(ValueComparison.holds(long, exactly: ObjectIdentifier(String.self)))
+        #expect(!ValueComparison.holds(NSString(string: "x"), exactly: ObjectIdentifier(String.self)))
+    }
+
+    @Test func rulesAcceptOptionalValuesAsTheirTypesAllow() {
+        let entity = NSEntityDescription()
+        entity.name = "Item"
+        let count = Self.attribute("count", .integer64AttributeType, optional: false)
+        let note = Self.attribute("note", .stringAttributeType)
+        let title = Self.attribute("title", .stringAttributeType)
+        title.setValidationPredicates([NSPredicate(format: "length > 2")], withValidationWarnings: ["too short"])
+        entity.properties = [count, note, title]
+        let rules = EntityLayout(entity).rules
+        #expect(rules[0].accepts(Int64(3) as Any?))
+        #expect(!rules[0].accepts(3 as Any?))
+        // An optional converts to `Any?` by its wrapped value; boxed in `Any` first, it stays an
+        // optional inside, which the general check unwraps.
+        #expect(rules[0].accepts(Optional<Int64>.some(3) as Any?))
+        #expect(!rules[0].accepts(Optional<Int64>.some(3) as Any as Any?))
+        #expect(!rules[0].accepts(nil))
+        #expect(rules[1].accepts(nil))
+        #expect(rules[1].accepts("x" as Any?))
+        // Predicates are always evaluated: even a value of the exact type is not accepted here.
+        #expect(!rules[2].accepts("long enough" as Any?))
+        #expect(rules[2].accepts(nil))
+    }
+
     @Test func sameTypeEqualAnswersAsTheGeneralRules() {
         #expect(ValueComparison.sameTypeEqual(Int64(1), Int64(1)) == true)
         #expect(ValueComparison.sameTypeEqual(Int64(1), Int64(2)) == false)

@@ -58,6 +58,20 @@ enum ValueComparison {
         }
     }
 
+    /// Whether `value` holds a value of exactly the type `type` stands for, read from the
+    /// existential's metadata word: no copy of the value and no dynamic-type lookup. Meant for
+    /// value types (their metadata is the existential's); false for nil, for a class instance
+    /// boxed under another static type and for a value boxed in a further existential, which
+    /// callers check the general way.
+    @inline(__always)
+    static func holds(_ value: Any?, exactly type: ObjectIdentifier) -> Bool {
+        // `Any?` is `Any`'s four words, nil standing as a metadata word no type has.
+        guard MemoryLayout<Any?>.size == 4 * MemoryLayout<Int>.size else { return false }
+        return withUnsafePointer(to: value) { pointer in
+            UnsafeRawPointer(pointer).load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self) == UInt(bitPattern: type)
+        }
+    }
+
     /// Whether `value` is nil or `NSNull`.
     static func isNull(_ value: Any?) -> Bool {
         guard let value = unwrap(value) else { return true }
