@@ -119,6 +119,18 @@ extension NSManagedObject: KeyValueCoding {
         if let slot = slot(forKey: key) {
             checkConcurrency("\(key)")
             willAccessValue(forKey: key)
+            // A loaded object's attribute stored as exactly `T`, the common case: the slot's
+            // value is read from the state unretained (the object holds it, and nothing here
+            // replaces it), once, without retaining the layout.
+            let wanted = ObjectIdentifier(T.self)
+            if let state = state.map(Unmanaged.passUnretained), let stored = state._withUnsafeGuaranteedRef({ state -> SlotValue? in
+                guard !state.isFault, state.layout.kinds[slot] == .attribute else { return nil }
+                let stored = state.values[slot]
+                return stored.inlineType == wanted ? stored : nil
+            }) {
+                didAccessValue(forKey: key)
+                return stored.inlineValue(as: T.self)
+            }
             if layout.kinds[slot] == .attribute {
                 // An attribute's value of type `T` exactly comes out of its slot unboxed.
                 if state?.isFault ?? true, !layout.isTransient[slot] { fireFaultIfNeeded() }
