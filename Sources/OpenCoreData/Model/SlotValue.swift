@@ -49,10 +49,9 @@ enum SlotValue {
     /// the optional first copies it through its value witnesses (about 110 instructions).
     @inline(__always)
     init?(_ value: borrowing Any?, exactly type: ObjectIdentifier) {
+        guard ValueComparison.holds(value, exactly: type) else { return nil }
         let found: SlotValue? = withUnsafePointer(to: value) { pointer in
-            let raw = UnsafeRawPointer(pointer)
-            guard raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self) == UInt(bitPattern: type) else { return nil }
-            return SlotValue.inline(in: raw, type: UInt(bitPattern: type))
+            SlotValue.inline(in: UnsafeRawPointer(pointer), type: UInt(bitPattern: type))
         }
         guard let found else { return nil }
         self = found
