@@ -39,4 +39,29 @@ final class HookedStudent: NSManagedObject {
         student.name = nil
         #expect(student.name == nil)
     }
+
+    /// A typed read of a fault fires it; later reads take the loaded object's path and see
+    /// every change, and a refreshed object (a fault again) fires once more.
+    @Test func typedReadsOfFaultsAndLoadedObjectsAgree() throws {
+        let model = GraphTestModel.make()
+        model.register(HookedStudent.self, forEntityName: "StudentEntity")
+        let context = GraphTestModel.context(model: model)
+        _ = try context.persistentStoreCoordinator?.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let student = try #require(NSEntityDescription.insertNewObject(forEntityName: "StudentEntity", into: context) as? HookedStudent)
+        student.name = "Ann"
+        try context.save()
+        context.refresh(student, mergeChanges: false)
+        #expect(student.isFault)
+        student.log.removeAll()
+
+        #expect(student.name == "Ann")
+        #expect(!student.isFault)
+        #expect(student.name == "Ann")
+        #expect(student.log == ["will name", "did name", "will name", "did name"])
+        student.setValue("Bea", forKey: "name")
+        #expect(student.name == "Bea")
+        context.refresh(student, mergeChanges: false)
+        #expect(student.isFault)
+        #expect(student.name == "Ann")
+    }
 }
