@@ -35,7 +35,8 @@ var targets: [Target] = [
         ],
         path: "Sources/OpenCoreData"
     ),
-    // Declares `swift_tryRetain` of the Swift runtime, for the context's object registry.
+    // Declares `swift_tryRetain` and the unowned counts of the Swift runtime, for the context's
+    // object registry and `UnretainedReference`.
     .target(name: "CSwiftRuntime", path: "Sources/CSwiftRuntime"),
     // One entry point per reader of outside input (predicates, models, stores), driven by the
     // libFuzzer targets in `Fuzz/` and by `Tests/OpenCoreDataTests/Fuzz/`.

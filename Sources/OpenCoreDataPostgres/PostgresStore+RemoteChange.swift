@@ -65,17 +65,20 @@ struct PostgresChangeNotice: Codable, Equatable {
 /// ``NSDeletedObjectIDsKey``, sets of `NSManagedObjectID`), which contexts that merge
 /// automatically bring in. The store's own saves are not reported (as on Apple's stores).
 // @unchecked Sendable: `gathered` is touched only on `queue`; `listener` is set once by
-// `start()` before any notice is handled and is itself Sendable; store and coordinator are weak.
+// `start()` before any notice is handled and is itself Sendable; store and coordinator are unretained references
+// (`UnretainedReference`), whose reads are atomic.
 final class PostgresRemoteChangeReceiver: @unchecked Sendable {
     private let queue = DispatchQueue(label: "OpenCoreData.PostgreSQL.remoteChange")
-    private weak var store: PostgresStore?
-    private weak var coordinator: NSPersistentStoreCoordinator?
+    private let storeReference: UnretainedReference<PostgresStore>
+    private let coordinatorReference: UnretainedReference<NSPersistentStoreCoordinator>
+    private var store: PostgresStore? { storeReference.object }
+    private var coordinator: NSPersistentStoreCoordinator? { coordinatorReference.object }
     private var gathered: [String: PostgresChangeNotice] = [:]
     private var listener: PostgresChangeListener?
 
     init(store: PostgresStore, coordinator: NSPersistentStoreCoordinator) {
-        self.store = store
-        self.coordinator = coordinator
+        storeReference = UnretainedReference(store)
+        coordinatorReference = UnretainedReference(coordinator)
     }
 
     /// Listens; returns once the server listens, so that no save committed afterwards is missed.

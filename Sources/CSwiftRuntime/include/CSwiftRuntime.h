@@ -6,4 +6,10 @@
 /// or NULL when the object's deinitialization has begun. Swift has no public spelling of it.
 void *_Nullable swift_tryRetain(void *_Nonnull object);
 
+/// The Swift runtime's unowned reference count (what Swift's `unowned` references hold): while
+/// it is above zero, a native object's memory stays allocated after its deinitialization, so
+/// that `swift_tryRetain` may still be asked about it. Both accept NULL.
+void *_Nullable swift_unownedRetain(void *_Nullable object);
+void swift_unownedRelease(void *_Nullable object);
+
 #endif

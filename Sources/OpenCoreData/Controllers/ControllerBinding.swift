@@ -18,7 +18,13 @@ final class ControllerBinding {
     private let target: WeakController
     private var observer: NSObjectProtocol?
     private var contextObserver: NSObjectProtocol?
-    private weak var observedContext: NSManagedObjectContext?
+    /// Not `weak`: a weak reference would slow every retain of the context.
+    private var observedContext: NSManagedObjectContext? {
+        get { observedContextReference.object }
+        set { observedContextReference = UnretainedReference(newValue) }
+    }
+
+    private var observedContextReference = UnretainedReference<NSManagedObjectContext>(nil)
 
     /// The managed object whose key (the key path's last) is read: when the context reports
     /// it changed or deleted, the content is read again.

@@ -33,8 +33,13 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Whether the store refuses saves.
     open var isReadOnly: Bool
 
-    /// The coordinator the store was added to.
-    open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// The coordinator the store was added to (not retained: nil once it is freed).
+    open internal(set) var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        get { coordinatorReference.object }
+        set { coordinatorReference = UnretainedReference(newValue) }
+    }
+
+    private var coordinatorReference = UnretainedReference<NSPersistentStoreCoordinator>(nil)
 
     /// The origin the store's object IDs share, renewed when ``identifier`` changes.
     private var idOrigin: ObjectIDOrigin?
@@ -87,7 +92,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         self.configurationName = configurationName ?? NSPersistentStore.defaultConfigurationName
         self.metadata = [:]
         self.isReadOnly = storeOptionBool(options, NSReadOnlyPersistentStoreOption) ?? false
-        self.persistentStoreCoordinator = coordinator
+        self.coordinatorReference = UnretainedReference(coordinator)
         super.init()
     }
 

@@ -18,8 +18,9 @@ extension NSPersistentStore: StoreReading {}
 /// their read transactions) when the last context and token referring to it are gone. Stores
 /// added to the coordinator later, and stores that can't pin, are read unpinned.
 final class QueryGeneration: Sendable {
-    /// The coordinator whose stores the generation pinned.
-    weak let coordinator: NSPersistentStoreCoordinator?
+    /// The coordinator whose stores the generation pinned (not retained: nil once it is freed).
+    var coordinator: NSPersistentStoreCoordinator? { coordinatorReference.object }
+    private let coordinatorReference: UnretainedReference<NSPersistentStoreCoordinator>
     /// The readers of the pinned stores, by store.
     private let readers: [ObjectIdentifier: any StoreReading]
     /// The stores pinned (the readers keep them alive, so their identifiers stay theirs).
@@ -28,7 +29,7 @@ final class QueryGeneration: Sendable {
     let identifier = UUID()
 
     init(coordinator: NSPersistentStoreCoordinator, readers: [(NSPersistentStore, any StoreReading)]) {
-        self.coordinator = coordinator
+        self.coordinatorReference = UnretainedReference(coordinator)
         self.readers = Dictionary(readers.map { (ObjectIdentifier($0.0), $0.1) }, uniquingKeysWith: { first, _ in first })
         stores = readers.map(\.0)
         Self.live.add(self)

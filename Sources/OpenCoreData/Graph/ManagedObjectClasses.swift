@@ -135,27 +135,27 @@ extension NSEntityDescription {
 /// entity without being given a model, as Apple's finds it among the models it has loaded.
 ///
 /// The one process-wide registry of the library, because `entity()` takes no argument: a
-/// lock-protected list of weak references, added to by every coordinator and never holding a
-/// model alive.
+/// lock-protected list of unretained references (`UnretainedBox`, which leaves the model's
+/// retains on the runtime's fast path), added to by every coordinator and never holding a model
+/// alive.
 final class LoadedModels: @unchecked Sendable {
     static let shared = LoadedModels()
 
-    private struct Entry { weak var model: NSManagedObjectModel? }
     private let lock = NSLock()
-    private var entries: [Entry] = []
+    private var entries: [UnretainedBox<NSManagedObjectModel>] = []
 
     /// Remembers `model` (once), forgetting models that were freed.
     func add(_ model: NSManagedObjectModel) {
         lock.withLock {
-            entries.removeAll { $0.model == nil }
-            if !entries.contains(where: { $0.model === model }) { entries.append(Entry(model: model)) }
+            entries.removeAll { $0.object == nil }
+            if !entries.contains(where: { $0.object === model }) { entries.append(UnretainedBox(model)) }
         }
     }
 
     /// The entities represented by `type` in the loaded models, most recently loaded first,
     /// without repeating an entity that two models share.
     func entities(for type: NSManagedObject.Type) -> [NSEntityDescription] {
-        let models = lock.withLock { entries.compactMap(\.model) }
+        let models = lock.withLock { entries.compactMap(\.object) }
         var result: [NSEntityDescription] = []
         for model in models.reversed() {
             guard let entity = ManagedObjectClasses.entity(for: type, in: model), !result.contains(where: { $0 === entity }) else { continue }

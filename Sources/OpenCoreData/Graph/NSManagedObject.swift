@@ -25,7 +25,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     @exclusivity(unchecked) public internal(set) var objectID: NSManagedObjectID
 
     /// The context the object is registered in.
-    @exclusivity(unchecked) public internal(set) weak var managedObjectContext: NSManagedObjectContext?
+    ///
+    /// Not retained, as Apple's is not: nil once the context is freed (held as an
+    /// `UnretainedReference`, which leaves the context's retains on the runtime's fast path).
+    public internal(set) var managedObjectContext: NSManagedObjectContext? {
+        get { contextReference.object }
+        set { contextReference = UnretainedReference(newValue) }
+    }
+
+    @exclusivity(unchecked) private var contextReference = UnretainedReference<NSManagedObjectContext>(nil)
 
     // MARK: State kept for the context
 
@@ -187,7 +195,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     public init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         if let context, let faultID = context.takeFaultID(for: entity) {
             objectID = faultID
-            managedObjectContext = context
+            contextReference = UnretainedReference(context)
             super.init()
             return
         }

@@ -82,11 +82,13 @@ extension NSManagedObjectContext {
         let parentContext = parent
         let coordinator = parentContext == nil ? coordinatorStorage : nil
         guard parentContext != nil || coordinator != nil else { return }
+        // Not `[weak self]`: a weak reference would slow every retain of this context.
+        let merging = UnretainedBox(self)
         parentSaveObservers.append(NotificationCenter.default.addObserver(
             forName: .NSManagedObjectContextDidSave, object: parentContext, queue: nil
-        ) { [weak self] notification in
+        ) { notification in
             // Runs on the saving context's queue: only object IDs go on to this context's queue.
-            guard let self, let saver = notification.object as? NSManagedObjectContext, saver !== self else { return }
+            guard let self = merging.object, let saver = notification.object as? NSManagedObjectContext, saver !== self else { return }
             if parentContext == nil {
                 guard let coordinator, saver.parentBacking == nil, saver.coordinatorStorage === coordinator else { return }
             }
@@ -96,8 +98,8 @@ extension NSManagedObjectContext {
         guard let coordinator else { return }
         parentSaveObservers.append(NotificationCenter.default.addObserver(
             forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil
-        ) { [weak self] notification in
-            guard let self, let saved = SavedObjectIDs(remoteChange: notification.userInfo ?? [:]) else { return }
+        ) { notification in
+            guard let self = merging.object, let saved = SavedObjectIDs(remoteChange: notification.userInfo ?? [:]) else { return }
             self.perform { self.mergeSavedChanges(saved.changeDictionary) }
         })
     }

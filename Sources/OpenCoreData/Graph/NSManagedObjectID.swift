@@ -111,15 +111,17 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 }
 
 /// Where object IDs point: one shared instance per store (its identifier when the IDs were
-/// made, and the store, weakly), or ``temporary``, shared by all temporary IDs.
-// @unchecked Sendable: immutable once made (no lock needed); the weak `store` is only set in
-// `init`, and weak loads are atomic.
+/// made, and the store, unretained), or ``temporary``, shared by all temporary IDs.
+// @unchecked Sendable: immutable once made (no lock needed); the store reference is only set in
+// `init`, and its reads are atomic (`UnretainedReference`).
 final class ObjectIDOrigin: @unchecked Sendable {
     /// The origin of temporary IDs (no store).
     static let temporary = ObjectIDOrigin()
 
     let storeIdentifier: String?
-    private(set) weak var store: NSPersistentStore?
+    /// The store (nil once it is freed).
+    var store: NSPersistentStore? { storeReference.object }
+    private let storeReference: UnretainedReference<NSPersistentStore>
     /// The store identifier as a number for ``ObjectIDKey`` (0 for ``temporary``), held in
     /// ``ObjectIDTokens`` while the origin lives.
     let storeToken: UInt32
@@ -127,13 +129,14 @@ final class ObjectIDOrigin: @unchecked Sendable {
 
     init(store: NSPersistentStore) {
         self.storeIdentifier = store.identifier
-        self.store = store
+        self.storeReference = UnretainedReference(store)
         self.storeToken = ObjectIDTokens.retainStore(store.identifier)
         self.isTemporary = false
     }
 
     private init() {
         self.storeIdentifier = nil
+        self.storeReference = UnretainedReference(nil)
         self.storeToken = 0
         self.isTemporary = true
     }

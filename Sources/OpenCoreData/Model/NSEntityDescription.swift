@@ -10,8 +10,13 @@ import Synchronization
 /// undefined); the throwing reader reports it as ``ManagedObjectModelError/Kind/propertyOverride``.
 /// Changing an entity of a model in use traps with "Can't modify an immutable model.".
 open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
-    /// The model the entity belongs to.
-    public internal(set) weak var managedObjectModel: NSManagedObjectModel?
+    /// The model the entity belongs to (not retained: nil once the model is freed).
+    public internal(set) var managedObjectModel: NSManagedObjectModel? {
+        get { modelReference.object }
+        set { modelReference = UnretainedReference(newValue) }
+    }
+
+    private var modelReference = UnretainedReference<NSManagedObjectModel>(nil)
 
     /// The entity's name, unique within its model.
     @exclusivity(unchecked) open var name: String? {
@@ -65,8 +70,13 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         didSet { indexes.forEach { $0.entity = self } }
     }
 
-    /// The entity this one inherits from.
-    public private(set) weak var superentity: NSEntityDescription?
+    /// The entity this one inherits from (not retained: nil once it is freed).
+    public private(set) var superentity: NSEntityDescription? {
+        get { superentityReference.object }
+        set { superentityReference = UnretainedReference(newValue) }
+    }
+
+    private var superentityReference = UnretainedReference<NSEntityDescription>(nil)
 
     /// The properties the entity declares itself, in order.
     private var ownProperties: [NSPropertyDescription] = []

@@ -8,8 +8,13 @@ public enum NSFetchIndexElementType: UInt, Sendable {
 
 /// A named index of an entity over one or more properties, created by SQL stores.
 open class NSFetchIndexDescription: NSObject, NSCopying, @unchecked Sendable {
-    /// The entity the index belongs to.
-    public internal(set) weak var entity: NSEntityDescription?
+    /// The entity the index belongs to (not retained: nil once the entity is freed).
+    public internal(set) var entity: NSEntityDescription? {
+        get { entityReference.object }
+        set { entityReference = UnretainedReference(newValue) }
+    }
+
+    private var entityReference = UnretainedReference<NSEntityDescription>(nil)
 
     /// The index's name, unique within its entity.
     open var name: String { willSet { checkMutable() } }
@@ -59,10 +64,20 @@ open class NSFetchIndexDescription: NSObject, NSCopying, @unchecked Sendable {
 
 /// One property of a fetch index, with its order and collation.
 open class NSFetchIndexElementDescription: NSObject, NSCopying, @unchecked Sendable {
-    /// The index this element belongs to.
-    public internal(set) weak var indexDescription: NSFetchIndexDescription?
+    /// The index this element belongs to (not retained: nil once the index is freed).
+    public internal(set) var indexDescription: NSFetchIndexDescription? {
+        get { indexReference.object }
+        set { indexReference = UnretainedReference(newValue) }
+    }
 
-    private weak var attachedProperty: NSPropertyDescription?
+    private var indexReference = UnretainedReference<NSFetchIndexDescription>(nil)
+
+    private var attachedProperty: NSPropertyDescription? {
+        get { propertyReference.object }
+        set { propertyReference = UnretainedReference(newValue) }
+    }
+
+    private var propertyReference = UnretainedReference<NSPropertyDescription>(nil)
 
     /// The name of the indexed property.
     public private(set) var propertyName: String?
@@ -82,7 +97,7 @@ open class NSFetchIndexElementDescription: NSObject, NSCopying, @unchecked Senda
 
     /// Creates an element over `property`, ascending.
     public init(property: NSPropertyDescription, collationType: NSFetchIndexElementType) {
-        attachedProperty = property
+        propertyReference = UnretainedReference(property)
         propertyName = property.name
         self.collationType = collationType
         super.init()

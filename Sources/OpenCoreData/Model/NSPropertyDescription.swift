@@ -6,7 +6,15 @@
 /// model read from a file.
 open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity that declares this property (not one that inherits it).
-    public internal(set) weak var entity: NSEntityDescription!
+    ///
+    /// Not retained, as Apple's is not: nil once the entity is freed (an
+    /// `UnretainedReference`, as every back reference of the model is).
+    public internal(set) var entity: NSEntityDescription! {
+        get { entityReference.object }
+        set { entityReference = UnretainedReference(newValue) }
+    }
+
+    private var entityReference = UnretainedReference<NSEntityDescription>(nil)
 
     // The properties that every key-value access reads are `@exclusivity(unchecked)`: they
     // don't change once the model is in use (`checkMutable()`), so the runtime's check of

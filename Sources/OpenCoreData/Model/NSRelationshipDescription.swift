@@ -40,8 +40,19 @@ extension NSDeleteRule {
 /// resolved through the model when the referenced description is not (or no longer) attached,
 /// which is how model files refer to them.
 open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
-    private weak var destination: NSEntityDescription?
-    private weak var inverse: NSRelationshipDescription?
+    // Not retained (`UnretainedReference`): nil once the description is freed.
+    private var destination: NSEntityDescription? {
+        get { destinationReference.object }
+        set { destinationReference = UnretainedReference(newValue) }
+    }
+
+    private var inverse: NSRelationshipDescription? {
+        get { inverseReference.object }
+        set { inverseReference = UnretainedReference(newValue) }
+    }
+
+    private var destinationReference = UnretainedReference<NSEntityDescription>(nil)
+    private var inverseReference = UnretainedReference<NSRelationshipDescription>(nil)
 
     private var storedDestinationName: String?
     private var storedInverseName: String?

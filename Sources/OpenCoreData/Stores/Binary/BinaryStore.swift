@@ -25,7 +25,9 @@ open class BinaryStore: AtomicFileStore, @unchecked Sendable {
         let decoder = BinaryStoreDecoder(
             entitiesByName: entities,
             makeID: { [unowned self] entity, key in NSManagedObjectID(entity: entity, store: self, primaryKey: key) },
-            resolveURI: { [weak coordinator = persistentStoreCoordinator] uri in coordinator?.managedObjectID(forURIRepresentation: uri) },
+            resolveURI: { [coordinator = UnretainedBox(persistentStoreCoordinator)] uri in
+                coordinator.object?.managedObjectID(forURIRepresentation: uri)
+            },
             reverseTransform: { value, attribute in
                 // Files written before transformables were always stored as Data hold the value itself.
                 guard let data = value as? Data else { return value }

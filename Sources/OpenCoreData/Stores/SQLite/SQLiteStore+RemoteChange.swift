@@ -27,16 +27,19 @@ public let NSPersistentStoreURLKey = "storeURL"
 /// change another coordinator of this process made (Apple posts those too when history is on).
 final class RemoteChangeWatcher: @unchecked Sendable {
     // @unchecked Sendable: `timer` and `lastVersion` are touched only on `queue` (after
-    // `start()`, which runs before the first poll); the store and coordinator are weak references.
+    // `start()`, which runs before the first poll); the store and coordinator are
+    // unretained references (`UnretainedReference`), whose reads are atomic.
     private let queue = DispatchQueue(label: "OpenCoreData.SQLiteStore.remoteChange")
     private var timer: DispatchSourceTimer?
     private var lastVersion: Int64?
-    private weak var store: SQLiteStore?
-    private weak var coordinator: NSPersistentStoreCoordinator?
+    private let storeReference: UnretainedReference<SQLiteStore>
+    private let coordinatorReference: UnretainedReference<NSPersistentStoreCoordinator>
+    private var store: SQLiteStore? { storeReference.object }
+    private var coordinator: NSPersistentStoreCoordinator? { coordinatorReference.object }
 
     init(store: SQLiteStore, coordinator: NSPersistentStoreCoordinator) {
-        self.store = store
-        self.coordinator = coordinator
+        storeReference = UnretainedReference(store)
+        coordinatorReference = UnretainedReference(coordinator)
     }
 
     /// The polling interval.
