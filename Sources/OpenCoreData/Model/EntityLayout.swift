@@ -74,6 +74,35 @@ final class EntityLayout: @unchecked Sendable {
     /// The number of slots.
     var count: Int { properties.count }
 
+    /// The first slot from `start` on that save-time validation must look at beyond its value's
+    /// type: a validated relationship, or a validated attribute whose value in `values` (laid
+    /// out by this layout) its rule does not accept as it is (`SlotRule.accepts(_:)`).
+    /// One pass over the values in place, none of them copied.
+    func nextSlotToValidate(in values: SlotValues, from start: Int) -> Int? {
+        values.withUnsafeBufferPointer { values in
+            rules.withUnsafeBufferPointer { rules in
+                kinds.withUnsafeBufferPointer { kinds in
+                    var slot = start
+                    let end = Swift.min(values.count, rules.count)
+                    while slot < end {
+                        let rule = rules[slot]
+                        if rule.isValidatedAtSave {
+                            guard kinds[slot] == .attribute else { return slot }
+                            // `SlotRule.accepts(_:)`, with the value read through member
+                            // accesses in place: passing `values[slot]` as an argument copies it.
+                            let accepted = values[slot].isNone
+                                ? rule.isOptional
+                                : !rule.hasPredicates && rule.exactType != nil && values[slot].inlineType == rule.exactType
+                            if !accepted { return slot }
+                        }
+                        slot += 1
+                    }
+                    return nil
+                }
+            }
+        }
+    }
+
     /// The layout of `entity`'s current properties (inherited ones first).
     init(_ entity: NSEntityDescription) {
         var properties = ContiguousArray<NSPropertyDescription>()

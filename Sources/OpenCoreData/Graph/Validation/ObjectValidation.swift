@@ -39,15 +39,14 @@ enum ObjectValidation {
             // A plain object's attribute values are checked in its value buffer, read once.
             if isPlain { object.fireFaultIfNeeded() }
             let values = isPlain ? object.state?.values : nil
-            for slot in 0..<layout.count where layout.rules[slot].isValidatedAtSave {
+            func validate(slot: Int) {
                 // A to-many relationship never read is the store's, unchanged since it was
                 // saved (a change reads it first): validating it would only cost a store read.
-                if phase == .update, layout.kinds[slot] == .toMany, object.isToManyFault(layout.names[slot]) { continue }
+                if phase == .update, layout.kinds[slot] == .toMany, object.isToManyFault(layout.names[slot]) { return }
                 do {
                     if isPlain {
-                        if let values, layout.kinds[slot] == .attribute, layout.rules[slot].accepts(values[slot]) { continue }
                         var value = object.read(slot: slot)
-                        if layout.rules[slot].accepts(value) { continue }
+                        if layout.rules[slot].accepts(value) { return }
                         try validateValue(&value, forKey: layout.names[slot], of: object)
                     } else {
                         var value = object.value(forKey: layout.names[slot])
@@ -56,6 +55,16 @@ enum ObjectValidation {
                 } catch {
                     errors.append(error)
                 }
+            }
+            if let values {
+                // The attributes whose values already pass are skipped in one pass over them.
+                var next = 0
+                while let slot = layout.nextSlotToValidate(in: values, from: next) {
+                    validate(slot: slot)
+                    next = slot + 1
+                }
+            } else {
+                for slot in 0..<layout.count where layout.rules[slot].isValidatedAtSave { validate(slot: slot) }
             }
         case .delete:
             for case let relationship as NSRelationshipDescription in object.entity.properties
