@@ -76,7 +76,7 @@ final class EntityLayout: @unchecked Sendable {
 
     /// The first slot from `start` on that save-time validation must look at beyond its value's
     /// type: a validated relationship, or a validated attribute whose value in `values` (laid
-    /// out by this layout) its rule does not accept as it is (`SlotRule.accepts(_:)`).
+    /// out by this layout) its rule does not accept as it is (``SlotRule/accepts(_:)-(SlotValue)``).
     /// One pass over the values in place, none of them copied.
     func nextSlotToValidate(in values: SlotValues, from start: Int) -> Int? {
         values.withUnsafeBufferPointer { values in
@@ -86,15 +86,14 @@ final class EntityLayout: @unchecked Sendable {
                     let end = Swift.min(values.count, rules.count)
                     while slot < end {
                         let rule = rules[slot]
-                        if rule.isValidatedAtSave {
-                            guard kinds[slot] == .attribute else { return slot }
-                            // `SlotRule.accepts(_:)`, with the value read through member
-                            // accesses in place: passing `values[slot]` as an argument copies it.
-                            let accepted = values[slot].isNone
-                                ? rule.isOptional
-                                : !rule.hasPredicates && rule.exactType != nil && values[slot].inlineType == rule.exactType
-                            if !accepted { return slot }
+                        guard rule.isValidatedAtSave else {
+                            slot += 1
+                            continue
                         }
+                        guard kinds[slot] == .attribute else { return slot }
+                        // `rule.accepts(values[slot])`, without the copy passing the value makes.
+                        let accepted = values[slot].isNone ? rule.isOptional : rule.accepts(inlineType: values[slot].inlineType)
+                        if !accepted { return slot }
                         slot += 1
                     }
                     return nil
@@ -279,9 +278,16 @@ struct SlotRule {
     /// ``accepts(_:)`` for a slot's value: an inline value's case names its type.
     @inline(__always)
     func accepts(_ value: SlotValue) -> Bool {
-        if case .none = value { return isOptional }
+        value.isNone ? isOptional : accepts(inlineType: value.inlineType)
+    }
+
+    /// ``accepts(_:)`` for a slot's value that is not nil, given by its inline type (nil for
+    /// `.other`): for callers that read a value in place, where passing the value itself would
+    /// copy it.
+    @inline(__always)
+    func accepts(inlineType: ObjectIdentifier?) -> Bool {
         guard !hasPredicates, let exactType else { return false }
-        return value.inlineType == exactType
+        return inlineType == exactType
     }
 
     /// Whether `value` has ``exactType``: the attribute keeps it unchanged and its type rules

@@ -130,6 +130,46 @@ final class ValidationSavedPerson: NSManagedObject {
         try context.save()
         #expect(try savedCount("Person", like: context) == 1)
     }
+
+    /// A plain object's save checks its attributes in one pass over its values: those that
+    /// pass are skipped, and every one that fails is still reported, in the entity's order,
+    /// whether it sits before, between or after passing ones (a missing mandatory value, a
+    /// value of the wrong type kept by `setPrimitiveValue`).
+    @Test func plainObjectsReportEveryFailingAttributeBetweenPassingOnes() throws {
+        let model = NSManagedObjectModel()
+        let entity = NSEntityDescription()
+        entity.name = "Row"
+        func attribute(_ name: String, _ type: NSAttributeType, optional: Bool) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.isOptional = optional
+            return attribute
+        }
+        entity.properties = [attribute("a", .integer64AttributeType, optional: false),
+                             attribute("b", .stringAttributeType, optional: false),
+                             attribute("c", .integer64AttributeType, optional: true),
+                             attribute("d", .integer64AttributeType, optional: false),
+                             attribute("e", .integer64AttributeType, optional: false)]
+        model.entities = [entity]
+        let context = try makeContext(model)
+        let row = NSEntityDescription.insertNewObject(forEntityName: "Row", into: context)
+        row.setValue(Int64(1), forKey: "a")
+        row.setPrimitiveValue("seven", forKey: "d")
+        row.setValue(Int64(5), forKey: "e")
+        let error = try #require(thrownValidationError { try context.save() })
+        #expect(error.code == NSValidationMultipleErrorsError)
+        let details = try #require(error.userInfo[NSDetailedErrorsKey] as? [NSError])
+        #expect(details.map(\.code) == [NSValidationMissingMandatoryPropertyError, NSManagedObjectValidationError])
+        #expect(details.map { $0.userInfo[NSValidationKeyErrorKey] as? String } == ["b", "d"])
+        #expect(try savedCount("Row", like: context) == 0)
+
+        // Mended, the same object saves.
+        row.setValue("two", forKey: "b")
+        row.setValue(Int64(4), forKey: "d")
+        try context.save()
+        #expect(try savedCount("Row", like: context) == 1)
+    }
 }
 
 /// Validation at save reads what changed, not what was never loaded.
