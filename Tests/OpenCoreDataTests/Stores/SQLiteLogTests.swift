@@ -188,6 +188,37 @@ struct SQLiteLogTests {
         }
     }
 
+    @Test("Observers added and removed on an open connection see exactly the statements run while they are there, in order")
+    func observersComingAndGoingOnOneConnection() throws {
+        try expectFreed { log in
+            let queue = try tracedQueue(log) { db in
+                try db.execute(sql: "CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, ZNAME VARCHAR)")
+            }
+            func select(_ tag: Int) throws {
+                _ = try queue.read { db in try Row.fetchAll(db, sql: "SELECT Z_PK FROM ZITEM WHERE Z_PK > \(tag)") }
+            }
+            func seen(_ counter: SQLStatementCounter) -> [String] {
+                counter.all.map(\.sql).filter { $0.hasPrefix("SELECT Z_PK FROM ZITEM") }
+            }
+            try select(0)
+            let first = SQLStatementCounter()
+            let firstToken = log.addObserver { first.add($0) }
+            for tag in 1...3 { try select(tag) }
+            log.removeObserver(firstToken)
+            for tag in 4...5 { try select(tag) }
+            let second = SQLStatementCounter()
+            let secondToken = log.addObserver { second.add($0) }
+            for tag in 6...7 { try select(tag) }
+            log.removeObserver(secondToken)
+            try select(8)
+
+            #expect(seen(first) == (1...3).map { "SELECT Z_PK FROM ZITEM WHERE Z_PK > \($0)" })
+            #expect(seen(second) == (6...7).map { "SELECT Z_PK FROM ZITEM WHERE Z_PK > \($0)" })
+            #expect(first.all.allSatisfy { $0.duration >= 0 && $0.expandedSQL == nil })
+            try queue.close()
+        }
+    }
+
     @Test("A close that fails (a statement left unfinalized) leaves the connection open and untraced, and lets the log go")
     func failedCloseRemovesTheHook() throws {
         try expectFreed { log in

@@ -138,40 +138,49 @@ public final class SQLDebugLog: @unchecked Sendable {
     /// configuration's `prepareDatabase`, or use ``install(in:)``). Observers added later are
     /// seen too.
     ///
-    /// The hook is SQLite's own (`sqlite3_trace_v2`, statement ends with their time), set
-    /// directly rather than through GRDB's `Database.trace`, which wraps every event in Swift
-    /// values and closures before anything can look at it: about 420 instructions a statement
-    /// run, paid by every row of a batch insert even with the log off and unobserved. This
-    /// hook returns at once then. The connection holds the log until SQLite closes it: the
-    /// hook's close event removes the hook and releases the log, so a close that fails (a
-    /// statement left unfinalized) leaves the connection open and no longer traced. A later
-    /// `Database.trace` on the connection replaces this hook.
+    /// The hook is SQLite's own (`sqlite3_trace_v2`), set directly rather than through GRDB's
+    /// `Database.trace`, which wraps every event in Swift values and closures before anything
+    /// can look at it: about 420 instructions a statement run, paid by every row of a batch
+    /// insert even with the log off and unobserved.
+    ///
+    /// While the log is active (``isActive``) the hook asks for statement ends with their time
+    /// (`SQLITE_TRACE_PROFILE`). While it is not, it asks only for statement starts
+    /// (`SQLITE_TRACE_STMT`) and returns at once: a profiled statement costs SQLite two reads
+    /// of the clock, a tenth of a batch insert's time per row on some machines. A connection
+    /// that sees the log become active at a statement's start moves to profiling from the next
+    /// one on, and reports that statement at once, with a duration of 0 (SQLite did not time
+    /// it); one that sees it inactive at a statement's end moves back.
+    ///
+    /// The connection holds the log until SQLite closes it: the hook's close event removes the
+    /// hook and releases the log, so a close that fails (a statement left unfinalized) leaves
+    /// the connection open and no longer traced. A later `Database.trace` on the connection
+    /// replaces this hook.
     public func install(on db: Database) {
         guard let connection = db.sqliteConnection else { return }
-        let mask = UInt32(SQLITE_TRACE_PROFILE) | UInt32(SQLITE_TRACE_CLOSE)
-        sqlite3_trace_v2(connection, mask, { event, context, statement, nanoseconds in
-            guard let context else { return 0 }
-            let log = Unmanaged<SQLDebugLog>.fromOpaque(context)
-            if event == UInt32(SQLITE_TRACE_CLOSE) {
-                // The hook goes first: `sqlite3_close` reports the close before it knows whether
-                // it can close (unfinalized statements leave the connection open, SQLITE_BUSY),
-                // and a connection left open must not call a hook whose log is gone.
-                if let connection = statement.map({ OpaquePointer($0) }) { sqlite3_trace_v2(connection, 0, nil, nil) }
-                log.release()
-                return 0
-            }
-            log._withUnsafeGuaranteedRef { log in
-                guard event == UInt32(SQLITE_TRACE_PROFILE), log.listening.load(ordering: .acquiring),
-                      let statement = statement.map({ OpaquePointer($0) }) else { return }
-                let duration = nanoseconds.map { TimeInterval($0.load(as: Int64.self)) / 1e9 } ?? 0
-                log.record(sql: { SQLDebugLog.text(sqlite3_sql(statement)) }, expandedSQL: {
-                    guard let expanded = sqlite3_expanded_sql(statement) else { return "" }
-                    defer { sqlite3_free(expanded) }
-                    return SQLDebugLog.text(expanded)
-                }, duration: duration)
-            }
-            return 0
-        }, Unmanaged.passRetained(self).toOpaque())
+        sqlite3_trace_v2(connection, Self.traceMask(active: isActive), sqlTraceHook, Unmanaged.passRetained(self).toOpaque())
+    }
+
+    /// The events the hook asks SQLite for, while the log is active or not.
+    fileprivate static func traceMask(active: Bool) -> UInt32 {
+        UInt32(active ? SQLITE_TRACE_PROFILE : SQLITE_TRACE_STMT) | UInt32(SQLITE_TRACE_CLOSE)
+    }
+
+    /// One event of the hook ``install(on:)`` sets: `statement` ran (or, with `nanoseconds`
+    /// nil, starts running) on `connection`.
+    fileprivate func traced(_ statement: OpaquePointer, on connection: OpaquePointer, context: UnsafeMutableRawPointer,
+                            nanoseconds: UnsafeMutableRawPointer?) {
+        let active = listening.load(ordering: .acquiring)
+        if (nanoseconds != nil) != active {
+            // The log became active or inactive since the connection last looked.
+            sqlite3_trace_v2(connection, Self.traceMask(active: active), sqlTraceHook, context)
+        }
+        guard active else { return }
+        let duration = nanoseconds.map { TimeInterval($0.load(as: Int64.self)) / 1e9 } ?? 0
+        record(sql: { SQLDebugLog.text(sqlite3_sql(statement)) }, expandedSQL: {
+            guard let expanded = sqlite3_expanded_sql(statement) else { return "" }
+            defer { sqlite3_free(expanded) }
+            return SQLDebugLog.text(expanded)
+        }, duration: duration)
     }
 
     /// A statement's SQL as GRDB's trace events give it: trimmed of whitespace and `;`.
@@ -226,4 +235,26 @@ public final class SQLDebugLog: @unchecked Sendable {
     }
 
     static func seconds(_ duration: TimeInterval) -> String { String(format: "%.4f", duration) }
+}
+
+/// The SQLite trace hook of ``SQLDebugLog/install(on:)``, whose context is the log, retained.
+private func sqlTraceHook(_ event: UInt32, _ context: UnsafeMutableRawPointer?, _ p: UnsafeMutableRawPointer?,
+                          _ x: UnsafeMutableRawPointer?) -> Int32 {
+    guard let context, let p else { return 0 }
+    let log = Unmanaged<SQLDebugLog>.fromOpaque(context)
+    if event == UInt32(SQLITE_TRACE_CLOSE) {
+        // `p` is the connection. The hook goes first: `sqlite3_close` reports the close before
+        // it knows whether it can close (unfinalized statements leave the connection open,
+        // SQLITE_BUSY), and a connection left open must not call a hook whose log is gone.
+        sqlite3_trace_v2(OpaquePointer(p), 0, nil, nil)
+        log.release()
+        return 0
+    }
+    // `p` is the statement; `x` its time in nanoseconds for a statement's end, its text for a start.
+    let statement = OpaquePointer(p)
+    guard let connection = sqlite3_db_handle(statement) else { return 0 }
+    log._withUnsafeGuaranteedRef { log in
+        log.traced(statement, on: connection, context: context, nanoseconds: event == UInt32(SQLITE_TRACE_PROFILE) ? x : nil)
+    }
+    return 0
 }
