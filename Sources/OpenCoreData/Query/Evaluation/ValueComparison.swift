@@ -45,17 +45,21 @@ enum ValueComparison {
     /// `as?`. For a concrete `T` the layout checks fold away.
     @inline(__always)
     static func exact<T>(_ value: Any, as type: T.Type) -> T? {
+        withUnsafePointer(to: value) { exact(at: $0, as: type) }
+    }
+
+    /// ``exact(_:as:)`` of the `Any` at `value`, read where it is (no copy of the existential).
+    @inline(__always)
+    static func exact<T>(at value: UnsafePointer<Any>, as type: T.Type) -> T? {
         guard MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.size, MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment,
               _isBitwiseTakable(T.self) else { return nil }
         // An `Any` is three words of inline value followed by its type's metadata: comparing that
         // word costs no dynamic-type lookup. (A value boxed in a further existential doesn't
         // match, and its caller takes the general path.)
         let metadata = unsafeBitCast(type as Any.Type, to: UnsafeRawPointer.self)
-        return withUnsafePointer(to: value) { pointer in
-            let raw = UnsafeRawPointer(pointer)
-            guard raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self) == metadata else { return nil }
-            return raw.load(as: T.self)
-        }
+        let raw = UnsafeRawPointer(value)
+        guard raw.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self) == metadata else { return nil }
+        return raw.load(as: T.self)
     }
 
     /// Whether `value` holds a value of exactly the type `type` stands for, read from the

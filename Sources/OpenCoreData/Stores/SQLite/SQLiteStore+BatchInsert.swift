@@ -100,43 +100,46 @@ struct BatchInsertBinding {
         }
     }
 
-    /// Binds each row to `statement` and runs it: the row's keys are walked (``slot(of:in:)``),
-    /// then the fields it left out get their defaults. Row `index` gets primary key
-    /// `first + index` and entity `number`.
+    /// Binds each row to `statement` and runs it: the row's entries are walked where the
+    /// dictionary keeps them (``DictionaryEntries``), each key found by ``slot(of:in:)``, then the
+    /// fields it left out get their defaults. Row `index` gets primary key `first + index` and
+    /// entity `number`.
     func insert(_ rows: [[String: Any]], first: Int64, number: Int64, statement: Statement, db: Database) throws {
         let handle = statement.sqliteStatement
-        var stamps = Array(repeating: -1, count: fields.count)
+        let stamps = UnsafeMutableBufferPointer<Int>.allocate(capacity: fields.count)
+        stamps.initialize(repeating: -1)
+        defer { stamps.deallocate() }
         try bitsTable.withUnsafeBufferPointer { table in
             try kinds.withUnsafeBufferPointer { kinds in
-                for (index, row) in rows.enumerated() {
+                for index in rows.indices {
                     sqlite3_reset(handle)
                     sqlite3_bind_int64(handle, 1, first + Int64(index))
                     sqlite3_bind_int64(handle, 2, number)
                     sqlite3_bind_int64(handle, 3, 1)
-                    for (key, value) in row {
-                        guard let slot = slot(of: key, in: table) else { throw rules.unknownKey(in: row, row: index) }
+                    try DictionaryEntries.forEach(in: rows[index]) { key, value in
+                        guard let slot = slot(of: key, in: table) else { throw rules.unknownKey(in: rows[index], row: index) }
                         stamps[slot] = index
                         let parameter = CInt(slot + 4)
                         switch kinds[slot] {
                         case .int64:
-                            if let int = ValueComparison.exact(value, as: Int64.self) {
+                            if let int = ValueComparison.exact(at: value, as: Int64.self) {
                                 sqlite3_bind_int64(handle, parameter, int)
-                                continue
+                                return
                             }
                         case .double:
-                            if let double = ValueComparison.exact(value, as: Double.self) {
+                            if let double = ValueComparison.exact(at: value, as: Double.self) {
                                 sqlite3_bind_double(handle, parameter, double)
-                                continue
+                                return
                             }
                         case .string:
-                            if let string = ValueComparison.exact(value, as: String.self) {
+                            if let string = ValueComparison.exact(at: value, as: String.self) {
                                 try statement.bindValue(string.databaseValue, at: parameter)
-                                continue
+                                return
                             }
                         case .other:
                             break
                         }
-                        let converted = try rules.value(value, at: positions[slot], row: index)
+                        let converted = try rules.value(value.pointee, at: positions[slot], row: index)
                         try statement.bindValue(try SQLiteValueCoding.databaseValue(converted, column: columns[slot]), at: parameter)
                     }
                     for slot in stamps.indices where stamps[slot] != index {
@@ -155,9 +158,9 @@ struct BatchInsertBinding {
     /// UTF-8 bytes; a large one's include its storage), so most keys cost a multiply and a
     /// comparison of two words instead of hashing the string; other keys go through ``slots``.
     @inline(__always)
-    private func slot(of key: String, in table: UnsafeBufferPointer<(UInt64, UInt64, Int)>) -> Int? {
+    private func slot(of key: UnsafePointer<String>, in table: UnsafeBufferPointer<(UInt64, UInt64, Int)>) -> Int? {
         if MemoryLayout<String>.size == 16 {
-            let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+            let bits = UnsafeRawPointer(key).load(as: (UInt64, UInt64).self)
             var index = Self.probe(bits, count: table.count)
             while true {
                 let entry = table[index]
@@ -166,7 +169,7 @@ struct BatchInsertBinding {
                 index = (index + 1) & (table.count - 1)
             }
         }
-        return slots[key]
+        return slots[key.pointee]
     }
 
     @inline(__always)
