@@ -59,9 +59,21 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// key was added since.
     @inline(__always)
     func slot(forKey key: String) -> Int? {
-        guard let state else { return entity.layout.slot(forKey: key) ?? slotOfEquivalentName(key, in: entity.layout) }
-        if let slot = state.layout.slot(forKey: key) { return slot }
-        return slotAfterMiss(key, state: state)
+        // The state and its layout are read unretained: the object holds them, and looking a
+        // key up replaces neither (retaining them costs two atomic operations per access).
+        guard let state = state.map(Unmanaged.passUnretained) else {
+            return entity.layout.slot(forKey: key) ?? slotOfEquivalentName(key, in: entity.layout)
+        }
+        if let slot = state._withUnsafeGuaranteedRef({ $0.layout.slot(forKey: key) }) { return slot }
+        return slotAfterMiss(key, state: state.takeUnretainedValue())
+    }
+
+    /// The ``SlotRule/exactType`` of `slot`'s attribute in ``layout`` (nil for relationships),
+    /// read without retaining the state or the layout, as ``slot(forKey:)`` reads them.
+    @inline(__always)
+    final func exactType(ofSlot slot: Int) -> ObjectIdentifier? {
+        guard let state = state.map(Unmanaged.passUnretained) else { return entity.layout.rules[slot].exactType }
+        return state._withUnsafeGuaranteedRef { $0.layout.rules[slot].exactType }
     }
 
     /// ``slot(forKey:)`` when the object's layout has no slot for `key`: the entity's layout may

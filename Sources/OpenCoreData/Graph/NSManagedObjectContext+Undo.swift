@@ -63,7 +63,14 @@ extension NSManagedObjectContext {
     /// inserted) and puts it among the updated objects; until one of the lists changes
     /// (``listEpoch``), further changes of that object skip the lookups.
     func recordChange(of object: NSManagedObject, slot: Int, oldValue: consuming SlotValue) {
-        guard recordingSuspended == 0, let state = object.state else { return }
+        guard let state = object.state else { return }
+        recordChange(of: object, state: state, slot: slot, oldValue: oldValue)
+    }
+
+    /// ``recordChange(of:slot:oldValue:)`` given the object's state (passed on unretained by a
+    /// caller that holds it).
+    func recordChange(of object: NSManagedObject, state: ManagedObjectState, slot: Int, oldValue: consuming SlotValue) {
+        guard recordingSuspended == 0 else { return }
         // The old value moves into the event's list; undo gets a copy, when an undo manager
         // records, registered after the event's change as before.
         if let undoManager {
