@@ -72,8 +72,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// read without retaining the state or the layout, as ``slot(forKey:)`` reads them.
     @inline(__always)
     final func exactType(ofSlot slot: Int) -> ObjectIdentifier? {
-        guard let state = state.map(Unmanaged.passUnretained) else { return entity.layout.rules[slot].exactType }
-        return state._withUnsafeGuaranteedRef { $0.layout.rules[slot].exactType }
+        rule(ofSlot: slot).exactType
+    }
+
+    /// The ``SlotRule`` of `slot` in ``layout``, read as ``exactType(ofSlot:)`` reads it.
+    @inline(__always)
+    final func rule(ofSlot slot: Int) -> SlotRule {
+        guard let state = state.map(Unmanaged.passUnretained) else { return entity.layout.rules[slot] }
+        return state._withUnsafeGuaranteedRef { $0.layout.rules[slot] }
     }
 
     /// ``slot(forKey:)`` when the object's layout has no slot for `key`: the entity's layout may

@@ -102,8 +102,8 @@ enum ObjectValidation {
     static func validateValue(_ value: inout Any?, forKey key: String, of object: NSManagedObject) throws {
         // The common cases, decided by the slot's rule alone: a value that already has its
         // attribute's Swift type, with no validation predicates, and nil for an optional property.
-        let layout = object.layout
-        if object.entity.hasFrozenLayout, let slot = layout.slot(forKey: key), layout.rules[slot].accepts(value) { return }
+        // (The object's rule, read without retaining its layout.)
+        if object.entity.hasFrozenLayout, let slot = object.slot(forKey: key), object.rule(ofSlot: slot).accepts(value) { return }
         guard let property = object.entity.propertiesByName[key] else { return }
         let original = ValueComparison.unwrap(value)
         func failure(_ code: Int, value: Any? = original, predicate: NSPredicate? = nil, description: String? = nil,
