@@ -69,6 +69,12 @@ public struct ObjectSnapshot: @unchecked Sendable {
         return side ?? SideValues()
     }
 
+    /// Forgets the to-many destinations. Unlike assigning `[:]` to ``toMany``, which makes a
+    /// box to assign into, it allocates nothing when there are none.
+    mutating func removeToMany() {
+        if side != nil { toMany = [:] }
+    }
+
     /// Drops the side values' box once it holds nothing.
     private mutating func dropSideIfEmpty() {
         if let box = side, box.toMany.isEmpty, box.extras.isEmpty { side = nil }

@@ -127,10 +127,23 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
 
     /// Fills the free bucket at `index` (from ``insertionIndex(for:)``).
     mutating func occupy(_ index: Int, with bucket: consuming Bucket) {
+        var moved = bucket
+        occupy(index, swapping: &moved)
+    }
+
+    /// Fills the free bucket at `index` with `bucket`, which gets the empty one: nothing is
+    /// copied (passing a bucket the caller just made can copy it, a retain and a release of
+    /// each reference it holds).
+    mutating func occupy(_ index: Int, swapping bucket: inout Bucket) {
         if control[index] == Self.removed { tombstones -= 1 }
         control[index] = Self.tag(spread: Self.spread(bucket.hashBits))
-        buckets[index] = bucket
+        swap(&buckets[index], &bucket)
         count += 1
+    }
+
+    /// Exchanges the bucket at `index` with `bucket`, which must hold the same key.
+    mutating func exchange(_ index: Int, with bucket: inout Bucket) {
+        swap(&buckets[index], &bucket)
     }
 
     /// The bucket at `index`. Setting it must keep its key (``occupy(_:with:)`` puts a key in).

@@ -85,6 +85,44 @@ struct SQLiteFaultingTests {
         #expect(cache.count == 0)
     }
 
+    @Test("A save's rows enter the row cache at their new versions, without to-many relationships")
+    func rowCacheKeepsSavedRows() {
+        let (store, employees, _) = ids(2)
+        let department = NSManagedObjectID(entity: CompanyModel.make().entitiesByName["Department"]!, store: store, primaryKey: 1)
+        let cache = SQLiteRowCache(capacity: 10)
+        cache.insert(ObjectSnapshot(objectID: employees[1], values: ["name": "Bob"], version: 4))
+        cache.insertSaved(inserted: [ObjectSnapshot(objectID: department, values: ["name": "R&D"], toMany: ["employees": employees])],
+                          updated: [ObjectSnapshot(objectID: employees[1], values: ["name": "Bob B"], version: 4)])
+        let saved = cache.lookUp([department, employees[1]]).found
+        #expect(saved.map(\.version) == [1, 5])
+        #expect(saved.map { $0["name"] as? String } == ["R&D", "Bob B"])
+        #expect(saved[0].toMany.isEmpty, "rows don't carry to-many relationships")
+        #expect(cache.writeCount == 2)
+    }
+
+    @Test("A save of more rows than the row cache holds keeps the last ones and forgets older snapshots of the others")
+    func rowCacheKeepsTheLastSavedRows() {
+        let (_, employees, _) = ids(10)
+        let cache = SQLiteRowCache(capacity: 4)
+        for id in employees[..<3] { cache.insert(ObjectSnapshot(objectID: id, version: 1)) }
+        // Employees 1 and 2 are updated with 3 to 7 inserted: 7 rows, 3 more than the cache holds.
+        cache.insertSaved(inserted: employees[3..<8].map { ObjectSnapshot(objectID: $0) },
+                          updated: employees[1..<3].map { ObjectSnapshot(objectID: $0, version: 1) })
+        #expect(cache.count == 4)
+        let (found, missing) = cache.lookUp(employees)
+        #expect(found.map(\.objectID) == [employees[1], employees[2], employees[6], employees[7]])
+        #expect(found.map(\.version) == [2, 2, 1, 1])
+        #expect(missing == [employees[0], employees[3], employees[4], employees[5], employees[8], employees[9]])
+
+        // The older snapshot of a row the save wrote is not kept when the new one is not.
+        let small = SQLiteRowCache(capacity: 1)
+        small.insert(ObjectSnapshot(objectID: employees[0], version: 3))
+        small.insertSaved(inserted: [], updated: [ObjectSnapshot(objectID: employees[0], version: 3),
+                                                  ObjectSnapshot(objectID: employees[1], version: 1)])
+        #expect(!small.contains(employees[0]))
+        #expect(small.snapshot(for: employees[1], version: 2) != nil)
+    }
+
     @Test("A row cache look-up splits the IDs into the cached rows and the missing IDs, in order")
     func rowCacheLookUpSplitsInOrder() {
         let (_, employees, _) = ids(6)

@@ -538,14 +538,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             throw error
         }
         rowCache.remove(changes.deleted.map(\.objectID))
-        for (snapshots, version) in [(changes.inserted, { (_: Int64) in Int64(1) }), (changes.updated, { $0 + 1 })] {
-            for snapshot in snapshots {
-                var cached = snapshot
-                cached.toMany = [:]
-                cached.version = version(snapshot.version)
-                rowCache.insert(cached)
-            }
-        }
+        rowCache.insertSaved(inserted: changes.inserted, updated: changes.updated)
     }
 
     /// A read connection pinned on the WAL (`SQLiteStore+QueryGeneration.swift`).

@@ -27,11 +27,6 @@ final class SQLiteRowCache: @unchecked Sendable {
         var snapshot: ObjectSnapshot?
         var readTime: TimeInterval = 0
         init() {}
-        init(_ snapshot: consuming ObjectSnapshot, key: ObjectIDKey, readTime: TimeInterval) {
-            self.key = key
-            self.snapshot = snapshot
-            self.readTime = readTime
-        }
         var hashBits: UInt64 { key?.mixedBits ?? 0 }
         func holds(_ key: ObjectIDKey) -> Bool { self.key == key }
         static func hashBits(of key: ObjectIDKey) -> UInt64 { key.mixedBits }
@@ -109,6 +104,36 @@ final class SQLiteRowCache: @unchecked Sendable {
         }
     }
 
+    /// Keeps the rows a save wrote, under one lock and as one write (see ``writeCount``):
+    /// `inserted` at version 1 and `updated` at their next version, without their to-many
+    /// relationships (rows don't carry them).
+    ///
+    /// When they are more rows than ``capacity``, the first ones are only forgotten (an older
+    /// snapshot of one of them must not stay): kept, they would be evicted by the later ones
+    /// of the same save at once.
+    func insertSaved(inserted: [ObjectSnapshot], updated: [ObjectSnapshot]) {
+        let now = ProcessInfo.processInfo.systemUptime
+        lock.withLock {
+            writes &+= 1
+            var forgotten = inserted.count + updated.count - capacity
+            for (snapshots, isInsert) in [(inserted, true), (updated, false)] {
+                // By index: iterating copies each snapshot, retaining (and later releasing) each
+                // of its references once more.
+                for index in snapshots.indices {
+                    if forgotten > 0 {
+                        forgotten -= 1
+                        entries.remove(snapshots[index].objectID.key)
+                        continue
+                    }
+                    var cached = snapshots[index]
+                    cached.removeToMany()
+                    cached.version = isInsert ? 1 : cached.version + 1
+                    insertLocked(cached, now: now)
+                }
+            }
+        }
+    }
+
     /// Keeps every snapshot of `snapshots`, rows just read under the coordinator's lock, under
     /// one lock.
     func insert<S: Sequence>(contentsOf snapshots: S) where S.Element == ObjectSnapshot {
@@ -142,10 +167,16 @@ final class SQLiteRowCache: @unchecked Sendable {
     private func insertLocked(_ snapshot: consuming ObjectSnapshot, now: TimeInterval = ProcessInfo.processInfo.systemUptime) {
         let key = snapshot.objectID.key
         let (index, found) = entries.insertionIndex(for: key)
+        // Filled field by field and swapped in: making it with an initializer and passing it
+        // on each copied the entry (a retain and a release of each reference it holds).
+        var entry = Entry()
+        entry.key = key
+        entry.readTime = now
+        entry.snapshot = consume snapshot
         if found {
-            entries[index] = Entry(snapshot, key: key, readTime: now)
+            entries.exchange(index, with: &entry)
         } else {
-            entries.occupy(index, with: Entry(snapshot, key: key, readTime: now))
+            entries.occupy(index, swapping: &entry)
             order.append(key)
         }
         while entries.count > capacity, head < order.count {
