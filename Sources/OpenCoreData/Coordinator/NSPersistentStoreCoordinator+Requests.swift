@@ -188,6 +188,8 @@ extension NSPersistentStoreCoordinator {
                 }
                 if object.store == nil { last = (object.entity, store, group) }
             }
+            // One group holds every object, in order: its IDs are the answer.
+            if groups.count == 1 { return try groups[0].store.newObjectIDs(for: groups[0].entity, count: objects.count) }
             var result = [NSManagedObjectID?](repeating: nil, count: objects.count)
             for group in groups {
                 let ids = try group.store.newObjectIDs(for: group.entity, count: group.indices.count)
@@ -217,9 +219,10 @@ extension NSPersistentStoreCoordinator {
             var routes: [Int] = []
             routes.reserveCapacity(changes.inserted.count + changes.updated.count + changes.deleted.count)
             for snapshots in [changes.inserted, changes.updated, changes.deleted] {
-                for snapshot in snapshots {
-                    let store = try saveStore(of: snapshot.objectID)
-                    try checkSameStore(snapshot, store: store)
+                // By index: iterating would copy each snapshot (a retain and a release per reference).
+                for index in snapshots.indices {
+                    let store = try saveStore(of: snapshots[index].objectID)
+                    try checkSameStore(snapshots, at: index, store: store)
                     if let only = stores.first, only === store, stores.count == 1 {
                         routes.append(0)
                         continue
@@ -399,12 +402,16 @@ extension NSPersistentStoreCoordinator {
         return store
     }
 
-    /// Throws `NSManagedObjectExternalRelationshipError` when a relationship of `snapshot` points
-    /// to an object of another store.
-    private func checkSameStore(_ snapshot: ObjectSnapshot, store: NSPersistentStore) throws {
+    /// Throws `NSManagedObjectExternalRelationshipError` when a relationship of the snapshot at
+    /// `index` of `snapshots` points to an object of another store. The snapshot is read in place
+    /// (passing it would copy it), and only when its entity has relationships.
+    private func checkSameStore(_ snapshots: [ObjectSnapshot], at index: Int, store: NSPersistentStore) throws {
+        guard !snapshots[index].layout.relationshipSlots.isEmpty else { return }
+        let snapshot = snapshots[index]
         var destinations: [(String, NSManagedObjectID)] = []
-        for (key, relationship) in snapshot.objectID.entity.relationshipsByName where !relationship.isToMany {
-            if let id = snapshot[key] as? NSManagedObjectID { destinations.append((key, id)) }
+        let layout = snapshot.layout
+        for slot in layout.relationshipSlots where layout.kinds[slot] == .toOne {
+            if case .other(let id as NSManagedObjectID) = snapshot.slots[slot] { destinations.append((layout.properties[slot].name, id)) }
         }
         for (key, ids) in snapshot.toMany { destinations += ids.map { (key, $0) } }
         for (key, id) in destinations where !id.isTemporaryID && id.storeIdentifier != store.identifier {

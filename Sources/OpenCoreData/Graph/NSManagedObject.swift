@@ -163,7 +163,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     }
 
     /// Records `snapshot`, made of the current values, as the committed one: nothing differs.
-    func markSaved(_ snapshot: ObjectSnapshot) {
+    final func markSaved(_ snapshot: consuming ObjectSnapshot) {
         let state = ensuredState
         state.committedSnapshot = snapshot
         state.changed.removeAll()

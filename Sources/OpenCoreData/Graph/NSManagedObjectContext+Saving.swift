@@ -55,13 +55,17 @@ extension NSManagedObjectContext {
             let fresh = parentBacking != nil ? [] : insertedList.objects.filter(\.objectID.isTemporaryID)
             let freshIDs = fresh.map(\.objectID)
             do {
-                try assignPermanentIDs(to: fresh, backing: backing)
+                try assignPermanentIDs(to: fresh, replacing: freshIDs, backing: backing)
             } catch {
                 restoreTemporaryIDs()
                 throw error
             }
-            temporary += fresh
-            temporaryIDs += freshIDs
+            if temporary.isEmpty {
+                (temporary, temporaryIDs) = (fresh, freshIDs)
+            } else {
+                temporary += fresh
+                temporaryIDs += freshIDs
+            }
             let inserted = insertedList.objects
             let updated = updatedList.objects
             let deleted = deletedList.objects
@@ -77,7 +81,7 @@ extension NSManagedObjectContext {
                 }
                 // Apple: "If a pinned context saves, its query generation will be updated after the save."
                 generationBacking?.advance()
-                finishSave(inserted: inserted, updated: updated, deleted: deleted, written: written)
+                finishSave(inserted: inserted, updated: updated, deleted: deleted, written: written, changes: changes)
                 return
             } catch let error as NSError where resolutions < Self.maximumConflictResolutions {
                 guard let conflicts = Self.resolvableConflicts(in: error) else {
@@ -101,19 +105,18 @@ extension NSManagedObjectContext {
     /// How many times one save resolves conflicts and tries again before failing.
     static let maximumConflictResolutions = 16
 
-    /// What a save asks the backing to write, and the objects written with their new snapshots
-    /// (inserted ones first, in order).
+    /// What a save asks the backing to write, and the objects written: those of
+    /// `changes.inserted` and then those of `changes.updated`, in order.
     private func storeChanges(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject])
-        -> (StoreSaveChanges, [(NSManagedObject, ObjectSnapshot)]) {
+        -> (StoreSaveChanges, [NSManagedObject]) {
         var changes = StoreSaveChanges()
-        var written: [(NSManagedObject, ObjectSnapshot)] = []
+        var written: [NSManagedObject] = []
         written.reserveCapacity(inserted.count + updated.count)
         changes.inserted.reserveCapacity(inserted.count)
         changes.changedKeys.reserveCapacity(updated.count)
         for object in inserted {
-            let snapshot = object.persistentSnapshot()
-            changes.inserted.append(snapshot)
-            written.append((object, snapshot))
+            changes.inserted.append(object.persistentSnapshot())
+            written.append(object)
         }
         // Objects of one entity that changed the same properties share one set of keys.
         var last: (layout: EntityLayout, slots: [Int], keys: Set<String>)?
@@ -129,10 +132,9 @@ extension NSManagedObjectContext {
                 changedKeys = Set(slots.lazy.map { layout.properties[$0].name })
                 last = (layout, slots, changedKeys)
             }
-            let snapshot = object.persistentSnapshot()
-            changes.updated.append(snapshot)
+            changes.updated.append(object.persistentSnapshot())
             changes.changedKeys[object.objectID] = changedKeys
-            written.append((object, snapshot))
+            written.append(object)
         }
         changes.deleted = deleted.map { $0.committedSnapshot ?? $0.persistentSnapshot() }
         changes.transactionAuthor = transactionAuthor
@@ -140,12 +142,18 @@ extension NSManagedObjectContext {
         return (changes, written)
     }
 
+    /// Makes the written snapshots the objects' committed ones, at their new versions, and
+    /// clears the lists of changes.
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
-                            written: [(NSManagedObject, ObjectSnapshot)]) {
-        for (object, snapshot) in written {
-            var snapshot = snapshot
+                            written: [NSManagedObject], changes: consuming StoreSaveChanges) {
+        // Moved out of `changes`, last first: copying a snapshot retains and releases each of
+        // its references once more.
+        var saved = changes
+        var position = written.count
+        while position > 0, var snapshot = saved.updated.popLast() ?? saved.inserted.popLast() {
+            position -= 1
             snapshot.version += 1
-            object.markSaved(snapshot)
+            written[position].markSaved(snapshot)
         }
         for object in deleted {
             registry.remove(object, id: object.objectID)
@@ -155,7 +163,7 @@ extension NSManagedObjectContext {
         insertedList.removeAll()
         updatedList.removeAll()
         deletedList.removeAll()
-        for object in inserted + updated + deleted { object.didSave() }
+        for objects in [inserted, updated, deleted] { for object in objects { object.didSave() } }
         for object in deleted { object.managedObjectContext = nil }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
             NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
@@ -190,14 +198,17 @@ extension NSManagedObjectContext {
                 NSLocalizedDescriptionKey: "The context has no persistent store coordinator to obtain permanent IDs from.",
             ])
         }
-        try assignPermanentIDs(to: objects.filter { $0.objectID.isTemporaryID }, backing: backing)
+        let temporary = objects.filter { $0.objectID.isTemporaryID }
+        try assignPermanentIDs(to: temporary, replacing: temporary.map(\.objectID), backing: backing)
     }
 
-    private func assignPermanentIDs(to objects: [NSManagedObject], backing: any ContextBacking) throws {
+    /// Gives `objects`, whose IDs are `currentIDs`, permanent IDs from their stores.
+    private func assignPermanentIDs(to objects: [NSManagedObject], replacing currentIDs: [NSManagedObjectID],
+                                    backing: any ContextBacking) throws {
         guard !objects.isEmpty else { return }
         let assigned = assignedStores
         let ids = try backing.permanentObjectIDs(for: objects.map { ($0.entity, assigned.isEmpty ? nil : assigned[ObjectIdentifier($0)]) },
-                                                 replacing: objects.map(\.objectID))
+                                                 replacing: currentIDs)
         for (object, id) in zip(objects, ids) { reassign(object, to: id) }
     }
 

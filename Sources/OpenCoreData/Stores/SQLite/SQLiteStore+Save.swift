@@ -90,8 +90,9 @@ extension SQLiteStore {
         var checkedEntity: ObjectIdentifier?
         let origin = objectIDOrigin()
         for snapshots in [changes.inserted, changes.updated, changes.deleted] {
-            for snapshot in snapshots {
-                let id = snapshot.objectID
+            // By index: iterating would copy each snapshot (a retain and a release per reference).
+            for index in snapshots.indices {
+                let id = snapshots[index].objectID
                 let entity = ObjectIdentifier(id.entity)
                 guard holds(id, origin: origin),
                       entity == checkedEntity || layout(for: id.entity) != nil else {
