@@ -17,7 +17,7 @@ extension NSManagedObject {
     ///
     /// The snapshot's values become the object's as they are (one buffer, shared until the
     /// first change), so loading an object of attributes costs no per-attribute work.
-    func load(_ snapshot: ObjectSnapshot, in context: NSManagedObjectContext) {
+    func load(_ snapshot: consuming ObjectSnapshot, in context: NSManagedObjectContext) {
         let layout = snapshot.layout
         let state: ManagedObjectState
         if let existing = self.state, existing.layout === layout {

@@ -148,6 +148,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
         }
     }
 
+    /// Keeps `snapshot`, read by a fetch, as this fault's ``fetchedSnapshot`` (moved in).
+    final func keepFetchedSnapshot(_ snapshot: consuming ObjectSnapshot) {
+        ensuredState.fetchedSnapshot = consume snapshot
+    }
+
+    /// The snapshot a fetch read for this fault, moved out of the state (which keeps none).
+    final func takeFetchedSnapshot() -> ObjectSnapshot? {
+        state?.fetchedSnapshot.take()
+    }
+
     /// The snapshot last read from or saved to a store; `nil` until the object is saved, and
     /// for a fault.
     ///

@@ -104,7 +104,9 @@ extension NSManagedObjectContext {
         if request.includesPendingChanges && !isDictionary { processPendingChanges() }
         let merges = request.includesPendingChanges && !isDictionary && hasPendingChanges(for: entity, request)
         guard merges else {
-            switch try backing.executeFetch(storeRequest) {
+            // Consumed, so that the snapshots reach `register` as the only reference to them.
+            let result = try backing.executeFetch(storeRequest)
+            switch consume result {
             case .snapshots(let snapshots): return .objects(register(snapshots, request))
             case .objectIDs(let ids) where batched:
                 let objects = batchedObjects(ids)
@@ -120,7 +122,8 @@ extension NSManagedObjectContext {
         storeRequest.fetchOffset = 0
         storeRequest.fetchLimit = 0
         var objects: [NSManagedObject]
-        switch try backing.executeFetch(storeRequest) {
+        let result = try backing.executeFetch(storeRequest)
+        switch consume result {
         case .snapshots(let snapshots): objects = register(snapshots, request)
         case .objectIDs(let ids) where batched:
             objects = batchedObjects(ids)
@@ -177,7 +180,7 @@ extension NSManagedObjectContext {
     ///
     /// The registry is read once for all snapshots and the new faults registered together
     /// (two locks per fetch, not two per object).
-    func register<T>(_ snapshots: [ObjectSnapshot], _ request: NSFetchRequest<T>) -> [NSManagedObject] {
+    func register<T>(_ snapshots: consuming [ObjectSnapshot], _ request: NSFetchRequest<T>) -> [NSManagedObject] {
         let objects = objects(with: snapshots.map(\.objectID))
         let returnsFaults = request.returnsObjectsAsFaults, includesValues = request.includesPropertyValues
         let refreshes = request.shouldRefreshRefetchedObjects
@@ -186,11 +189,8 @@ extension NSManagedObjectContext {
         for position in objects.indices {
             let object = objects[position]
             if object.faultFlag {
-                if returnsFaults {
-                    if includesValues { object.fetchedSnapshot = snapshots[position] }
-                } else {
-                    loadAndAwake(object, from: snapshots[position])
-                }
+                // Faults that keep their rows take them below.
+                if !returnsFaults { loadAndAwake(object, from: snapshots[position]) }
             } else if refreshes && !object.hasChanges {
                 recordingSuspended += 1
                 object.load(snapshots[position], in: self)
@@ -198,6 +198,17 @@ extension NSManagedObjectContext {
                 object.awakeFromSnapshotEvents(.refresh)
                 eventRefreshed.insert(object)
             }
+        }
+        guard returnsFaults && includesValues else { return objects }
+        // The faults' rows are moved out of the array, last first: copying one retains each of
+        // its references, and destroying the array releases them again. Keeping a fault's row is
+        // not observable, so the order does not matter.
+        var rows = snapshots
+        var position = objects.count
+        while position > 0, let snapshot = rows.popLast() {
+            position -= 1
+            let object = objects[position]
+            if object.faultFlag { object.keepFetchedSnapshot(snapshot) }
         }
         return objects
     }

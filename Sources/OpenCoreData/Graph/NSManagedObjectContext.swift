@@ -450,7 +450,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Internals
 
     /// Loads a fault's snapshot and calls `awakeFromFetch()` (whose changes are not recorded).
-    func loadAndAwake(_ object: NSManagedObject, from snapshot: ObjectSnapshot) {
+    func loadAndAwake(_ object: NSManagedObject, from snapshot: consuming ObjectSnapshot) {
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
         // A first load (no state, or only the snapshot a fetch left) sets transient defaults.
@@ -464,7 +464,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// and store (``PendingFaults``), in one read. The others' snapshots wait in the row cache.
     func fulfillFault(_ object: NSManagedObject) {
         let id = object.objectID
-        var snapshot = object.fetchedSnapshot
+        // Taken, not copied: loading drops the fetched snapshot anyway.
+        var snapshot = object.takeFetchedSnapshot()
         if snapshot == nil, !rowCache.isEmpty { snapshot = rowCache.removeValue(forKey: id.key) }
         if !refreshedFaults.isEmpty, refreshedFaults.remove(id.key) != nil, let backing {
             snapshot = reportingStoreError(firing: id) { try backing.snapshots(for: [id], fresh: true, maxAge: -1) }?[id]
