@@ -19,20 +19,35 @@ final class ManagedObjectState {
     @exclusivity(unchecked) var changed = ChangedSlots()
     /// The snapshot last read from or saved to a store.
     @exclusivity(unchecked) var committedSnapshot: ObjectSnapshot?
-    /// Old values of the slots changed in the current event, in the order first changed.
+    /// Old values of the slots changed in the current event: those that held a value in the
+    /// order first changed, then those that held none, by slot.
     /// Setting it recomputes ``eventSlots``; a change recorded one at a time goes through
-    /// ``recordEventChange(_:)``, which updates them in place.
+    /// ``recordEventChange(slot:old:)``, which updates them in place.
     var eventChanges: [EventChange] {
-        get { eventChangeList }
+        get {
+            guard eventNilSlots != 0 else { return eventChangeList }
+            var all = eventChangeList
+            var bits = eventNilSlots
+            while bits != 0 {
+                all.append(EventChange(slot: bits.trailingZeroBitCount, old: .none))
+                bits &= bits - 1
+            }
+            return all
+        }
         set {
             eventChangeList = newValue
+            eventNilSlots = 0
             var slots = ChangedSlots()
             for index in newValue.indices { slots.insert(newValue[index].slot) }
             eventSlots = slots
         }
     }
-    /// The storage of ``eventChanges``.
+    /// The storage of ``eventChanges`` but for the slots of ``eventNilSlots``.
     @exclusivity(unchecked) private var eventChangeList: [EventChange] = []
+    /// The slots below 63 that held no value before the current event changed them, as bits:
+    /// their changes are no entries of ``eventChangeList``, so an inserted object, whose
+    /// first values replace none, records them without a list to grow and destroy.
+    @exclusivity(unchecked) private var eventNilSlots: UInt64 = 0
     /// The slots of ``eventChanges``, as bits (slots past 63 share one bit: scan those).
     @exclusivity(unchecked) private(set) var eventSlots = ChangedSlots()
     /// The context's ``NSManagedObjectContext/listEpoch`` when a change last found the object in
@@ -46,12 +61,24 @@ final class ManagedObjectState {
     var fetchedSnapshot: ObjectSnapshot?
     /// Adds the first change of a slot in the current event (the caller checked ``eventSlots``).
     @inline(__always)
-    func recordEventChange(_ change: consuming EventChange) {
-        // Room for a change of every slot (up to 16) at once: an inserted object usually gets
-        // all its values in one event, and growing 4 → 8 → 16 reallocated the list twice.
-        if eventChangeList.isEmpty { eventChangeList.reserveCapacity(min(max(layout.count, 4), 16)) }
-        eventSlots.insert(change.slot)
-        eventChangeList.append(change)
+    func recordEventChange(slot: Int, old: consuming SlotValue) {
+        eventSlots.insert(slot)
+        // Matched by consuming it: testing the case first (`isNone`) copied the value.
+        switch consume old {
+        case .none where slot < 63:
+            eventNilSlots |= 1 << UInt64(slot)
+        case let old:
+            // Room for a change of every slot (up to 16) at once: an object changed in one
+            // event often changes all its values, and growing 4 → 8 → 16 reallocated twice.
+            if eventChangeList.isEmpty { eventChangeList.reserveCapacity(min(max(layout.count, 4), 16)) }
+            eventChangeList.append(EventChange(slot: slot, old: old))
+        }
+    }
+
+    /// Whether the current event recorded a change of `slot` (``eventChanges`` not built).
+    @inline(__always)
+    func hasEventChange(ofSlot slot: Int) -> Bool {
+        slot < 63 ? eventSlots.contains(slot) : eventChangeList.contains { $0.slot == slot }
     }
 
     /// Whether the persistent values are not loaded.

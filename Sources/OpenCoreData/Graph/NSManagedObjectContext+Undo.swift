@@ -94,9 +94,8 @@ extension NSManagedObjectContext {
     /// slot already (nil is read as NSNull).
     @inline(__always)
     private func recordEventChange(of object: NSManagedObject, state: ManagedObjectState, slot: Int, oldValue: consuming SlotValue) {
-        let recorded = slot < 63 ? state.eventSlots.contains(slot) : state.eventChanges.contains { $0.slot == slot }
-        guard !recorded else { return }
+        guard !state.hasEventChange(ofSlot: slot) else { return }
         if state.eventSlots.isEmpty { eventTouched.insert(object) }
-        state.recordEventChange(EventChange(slot: slot, old: oldValue))
+        state.recordEventChange(slot: slot, old: oldValue)
     }
 }

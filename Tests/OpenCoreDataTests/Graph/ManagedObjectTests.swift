@@ -123,6 +123,34 @@ struct ManagedObjectTests {
         #expect(student.persistentSnapshot().values["name"] as? String == "学生甲")
     }
 
+    /// An event keeps each slot's first old value, nil (kept as a bit) or not (kept in a list),
+    /// however often the slot changes again, and forgets both kinds when the event ends.
+    @Test func theCurrentEventKeepsFirstOldValuesWhetherNilOrNot() {
+        let context = GraphTestModel.context()
+        let person = GraphTestModel.insert("Person", context)
+        person.setValue("Ann", forKey: "name")
+        person.setValue("Bea", forKey: "name")
+        #expect(person.changedValuesForCurrentEvent().count == 1)
+        #expect(person.changedValuesForCurrentEvent()["name"] is NSNull)
+        context.processPendingChanges()
+        #expect(person.changedValuesForCurrentEvent().isEmpty)
+
+        let passport = GraphTestModel.insert("Passport", context, ["number": "X1"])
+        context.processPendingChanges()
+        person.setValue("Cid", forKey: "name")
+        person.setValue(passport, forKey: "passport")
+        person.setValue(nil, forKey: "passport")
+        person.setValue("Dee", forKey: "name")
+        let event = person.changedValuesForCurrentEvent()
+        #expect(event.count == 2)
+        #expect(event["name"] as? String == "Bea")
+        #expect(event["passport"] is NSNull)
+        #expect(passport.changedValuesForCurrentEvent()["owner"] is NSNull)
+        context.processPendingChanges()
+        #expect(person.changedValuesForCurrentEvent().isEmpty)
+        #expect(passport.changedValuesForCurrentEvent().isEmpty)
+    }
+
     @Test func changedValuesOfANewObjectAndOfTheCurrentEvent() {
         let context = GraphTestModel.context()
         let klass = GraphTestModel.insert("ClassEntity", context)
