@@ -43,7 +43,7 @@ extension NSManagedObject: KeyValueCoding {
         checkConcurrency("setValue(_:forKey: \"\(key)\")")
         // A value that already has its attribute's Swift type is kept as it is.
         if let exactType = exactType(ofSlot: slot), let stored = SlotValue(value, exactly: exactType) {
-            setExactValue(stored, at: slot, key: key)
+            setExactValue(consume stored, at: slot, key: key)
             return
         }
         let layout = self.layout
@@ -279,7 +279,7 @@ extension NSManagedObject: KeyValueCoding {
     /// ``setManagedValue(_:forKey:)``.
     private func setExactValue(_ value: consuming SlotValue, at slot: Int, key: String) {
         willChangeValue(forKey: key)
-        setSlotValue(value, at: slot)
+        setSlotValue(consume value, at: slot)
         didChangeValue(forKey: key)
     }
 
@@ -291,14 +291,14 @@ extension NSManagedObject: KeyValueCoding {
         // a key-value set's atomic operations.
         if let state = state.map(Unmanaged.passUnretained),
            state._withUnsafeGuaranteedRef({ !$0.isFault && $0.layout.kinds[slot] != .toMany }) {
-            var replaced = value
             state._withUnsafeGuaranteedRef { state in
                 state.changed.insert(slot)
-                swap(&state.values[slot], &replaced)
-                // Moved out of `replaced` (a capture), not copied.
+                // Swapped, not copied: `value` takes the old value.
+                swap(&state.values[slot], &value)
+                // Moved out of `value` (a capture), not copied.
                 var old = SlotValue.none
-                swap(&old, &replaced)
-                managedObjectContext?.recordChange(of: self, state: state, slot: slot, oldValue: old)
+                swap(&old, &value)
+                managedObjectContext?.recordChange(of: self, state: state, slot: slot, oldValue: consume old)
             }
             return
         }
