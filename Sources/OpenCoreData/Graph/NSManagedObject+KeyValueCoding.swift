@@ -180,7 +180,7 @@ extension NSManagedObject: KeyValueCoding {
             // Only attributes have an exact type.
             if let exactType = exactType(ofSlot: slot), stored.inlineType == exactType {
                 checkConcurrency("\(key)")
-                setExactValue(stored, at: slot, key: key)
+                setExactValue(consume stored, at: slot, key: key)
                 return
             }
         }
