@@ -140,13 +140,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     var hasNoStoredValues: Bool { state?.hasNoValues ?? true }
 
     /// The snapshot a fetch read for this fault (see ``ManagedObjectState/fetchedSnapshot``).
-    var fetchedSnapshot: ObjectSnapshot? {
-        get { state?.fetchedSnapshot }
-        set {
-            if newValue == nil && state == nil { return }
-            ensuredState.fetchedSnapshot = newValue
-        }
-    }
+    /// Kept with ``keepFetchedSnapshot(_:)``, dropped with ``takeFetchedSnapshot()``.
+    final var fetchedSnapshot: ObjectSnapshot? { state?.fetchedSnapshot }
 
     /// Keeps `snapshot`, read by a fetch, as this fault's ``fetchedSnapshot`` (moved in).
     final func keepFetchedSnapshot(_ snapshot: consuming ObjectSnapshot) {
@@ -154,6 +149,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     }
 
     /// The snapshot a fetch read for this fault, moved out of the state (which keeps none).
+    @discardableResult
     final func takeFetchedSnapshot() -> ObjectSnapshot? {
         state?.fetchedSnapshot.take()
     }

@@ -121,7 +121,7 @@ extension NSManagedObjectContext {
         let id = object.objectID
         registry.remove(object, id: id)
         rowCache[id.key] = nil
-        object.fetchedSnapshot = nil
+        object.takeFetchedSnapshot()
         updatedList.remove(object)
         deletedList.remove(object)
         pendingDeletions.removeAll { $0 === object }

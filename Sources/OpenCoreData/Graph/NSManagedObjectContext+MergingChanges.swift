@@ -69,7 +69,7 @@ extension NSManagedObjectContext {
             guard let object = registry[id] else { continue }
             if object.faultFlag {
                 rowCache[id.key] = nil
-                object.fetchedSnapshot = nil
+                object.takeFetchedSnapshot()
                 refreshedFaults.insert(id.key)
             } else {
                 refresh(object, mergeChanges: true)

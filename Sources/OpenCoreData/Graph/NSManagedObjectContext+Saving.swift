@@ -311,7 +311,7 @@ extension NSManagedObjectContext {
             updatedList.remove(object)
             eventUpdated.remove(object)
             rowCache[object.objectID.key] = nil
-            object.fetchedSnapshot = nil
+            object.takeFetchedSnapshot()
             refreshedFaults.insert(object.objectID.key)
             if !object.faultFlag { object.turnIntoFault() }
         }

@@ -54,13 +54,13 @@ struct SQLiteFaultingTests {
     func rowCacheVersions() {
         let (_, employees, _) = ids(3)
         let cache = SQLiteRowCache(capacity: 10)
-        cache.insert(ObjectSnapshot(objectID: employees[0], values: ["name": "Ann"], version: 2))
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "Ann"], version: 2)])
         #expect(cache.snapshot(for: employees[0], version: 2)?.values["name"] as? String == "Ann")
         #expect(cache.snapshot(for: employees[0], version: 3) == nil)
         #expect(cache.snapshot(for: employees[1], version: 1) == nil)
         #expect(cache.hits == 1 && cache.misses == 2)
 
-        cache.insert(ObjectSnapshot(objectID: employees[0], values: ["name": "Ann B"], version: 3))
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "Ann B"], version: 3)])
         #expect(cache.snapshot(for: employees[0], version: 3)?.values["name"] as? String == "Ann B")
         #expect(cache.count == 1)
         cache.remove([employees[0]])
@@ -71,7 +71,7 @@ struct SQLiteFaultingTests {
     func rowCacheBound() {
         let (_, employees, _) = ids(1_000)
         let cache = SQLiteRowCache(capacity: 100)
-        for id in employees { cache.insert(ObjectSnapshot(objectID: id, version: 1)) }
+        for id in employees { cache.insert(contentsOf: [ObjectSnapshot(objectID: id, version: 1)]) }
         #expect(cache.count == 100)
         #expect(!cache.contains(employees[0]))
         #expect(!cache.contains(employees[899]))
@@ -79,7 +79,7 @@ struct SQLiteFaultingTests {
         let (found, missing) = cache.lookUp(employees)
         #expect(found.map(\.objectID) == Array(employees[900...]) && missing == Array(employees[..<900]))
         // Re-inserting an existing row does not grow the cache or evict anything.
-        cache.insert(ObjectSnapshot(objectID: employees[950], version: 2))
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[950], version: 2)])
         #expect(cache.count == 100 && cache.contains(employees[900]))
         cache.removeAll()
         #expect(cache.count == 0)
@@ -90,21 +90,21 @@ struct SQLiteFaultingTests {
         let (store, employees, _) = ids(2)
         let department = NSManagedObjectID(entity: CompanyModel.make().entitiesByName["Department"]!, store: store, primaryKey: 1)
         let cache = SQLiteRowCache(capacity: 10)
-        cache.insert(ObjectSnapshot(objectID: employees[1], values: ["name": "Bob"], version: 4))
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[1], values: ["name": "Bob"], version: 4)])
         cache.insertSaved(inserted: [ObjectSnapshot(objectID: department, values: ["name": "R&D"], toMany: ["employees": employees])],
                           updated: [ObjectSnapshot(objectID: employees[1], values: ["name": "Bob B"], version: 4)])
         let saved = cache.lookUp([department, employees[1]]).found
         #expect(saved.map(\.version) == [1, 5])
         #expect(saved.map { $0["name"] as? String } == ["R&D", "Bob B"])
         #expect(saved[0].toMany.isEmpty, "rows don't carry to-many relationships")
-        #expect(cache.writeCount == 2)
+        #expect(cache.writeCount == 1, "the save is one write")
     }
 
     @Test("A save of more rows than the row cache holds keeps the last ones and forgets older snapshots of the others")
     func rowCacheKeepsTheLastSavedRows() {
         let (_, employees, _) = ids(10)
         let cache = SQLiteRowCache(capacity: 4)
-        for id in employees[..<3] { cache.insert(ObjectSnapshot(objectID: id, version: 1)) }
+        for id in employees[..<3] { cache.insert(contentsOf: [ObjectSnapshot(objectID: id, version: 1)]) }
         // Employees 1 and 2 are updated with 3 to 7 inserted: 7 rows, 3 more than the cache holds.
         cache.insertSaved(inserted: employees[3..<8].map { ObjectSnapshot(objectID: $0) },
                           updated: employees[1..<3].map { ObjectSnapshot(objectID: $0, version: 1) })
@@ -116,7 +116,7 @@ struct SQLiteFaultingTests {
 
         // The older snapshot of a row the save wrote is not kept when the new one is not.
         let small = SQLiteRowCache(capacity: 1)
-        small.insert(ObjectSnapshot(objectID: employees[0], version: 3))
+        small.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], version: 3)])
         small.insertSaved(inserted: [], updated: [ObjectSnapshot(objectID: employees[0], version: 3),
                                                   ObjectSnapshot(objectID: employees[1], version: 1)])
         #expect(!small.contains(employees[0]))
@@ -127,7 +127,7 @@ struct SQLiteFaultingTests {
     func rowCacheLookUpSplitsInOrder() {
         let (_, employees, _) = ids(6)
         let cache = SQLiteRowCache(capacity: 10)
-        for index in [1, 2, 4] { cache.insert(ObjectSnapshot(objectID: employees[index], version: 1)) }
+        for index in [1, 2, 4] { cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[index], version: 1)]) }
         let (found, missing) = cache.lookUp(employees)
         #expect(found.map(\.objectID) == [employees[1], employees[2], employees[4]])
         #expect(missing == [employees[0], employees[3], employees[5]])

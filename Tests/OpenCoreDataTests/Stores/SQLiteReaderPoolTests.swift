@@ -173,7 +173,8 @@ import Testing
         cache.removeAll()
         let ann = try company.coordinator.permanentObjectIDs(for: [(company.entity("Employee"), store)])[0]
         let before = cache.writeCount
-        cache.insert(ObjectSnapshot(objectID: ann, values: ["name": "Ann"], version: 2))
+        // A save that updated Ann from version 1: cached at version 2.
+        cache.insertSaved(inserted: [], updated: [ObjectSnapshot(objectID: ann, values: ["name": "Ann"], version: 1)])
         #expect(!cache.insert(contentsOf: [ObjectSnapshot(objectID: ann, values: ["name": "Old"], version: 1)], ifNoWritesSince: before))
         #expect(cache.lookUp([ann]).found.first?.version == 2)
 

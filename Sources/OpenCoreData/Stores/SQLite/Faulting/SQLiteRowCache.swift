@@ -95,15 +95,6 @@ final class SQLiteRowCache: @unchecked Sendable {
         lock.withLock { entries.index(of: objectID.key) != nil }
     }
 
-    /// Keeps `snapshot`, a row just saved, replacing an older one of the same object (a write:
-    /// see ``writeCount``), and evicts the oldest rows past the capacity.
-    func insert(_ snapshot: ObjectSnapshot) {
-        lock.withLock {
-            writes &+= 1
-            insertLocked(snapshot)
-        }
-    }
-
     /// Keeps the rows a save wrote, under one lock and as one write (see ``writeCount``):
     /// `inserted` at version 1 and `updated` at their next version, without their to-many
     /// relationships (rows don't carry them).
