@@ -95,7 +95,7 @@ extension NSManagedObjectContext {
     @inline(__always)
     private func recordEventChange(of object: NSManagedObject, state: ManagedObjectState, slot: Int, oldValue: consuming SlotValue) {
         guard !state.hasEventChange(ofSlot: slot) else { return }
-        if state.eventSlots.isEmpty { eventTouched.insert(object) }
+        if state.eventSlots.isEmpty { eventTouched.append(object) }
         state.recordEventChange(slot: slot, old: oldValue)
     }
 }
