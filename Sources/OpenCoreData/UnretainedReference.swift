@@ -44,6 +44,20 @@ package struct UnretainedReference<Object: AnyObject>: ~Copyable {
         guard let pointer, let retained = swift_tryRetain(pointer) else { return nil }
         return Unmanaged<Object>.fromOpaque(retained).takeRetainedValue()
     }
+
+    /// The object, not retained, or nil when there is none or its deinitialization has begun:
+    /// ``object`` without the atomic retain and release.
+    ///
+    /// Only for a caller that knows something else keeps the object alive while it uses the
+    /// result (through `_withUnsafeGuaranteedRef`): the test reads the object's reference counts
+    /// once and cannot stop a deinitialization that another thread starts afterwards. An
+    /// object's context qualifies on the context's queue (see
+    /// `NSManagedObject.unretainedContext`).
+    @inline(__always)
+    package var unretainedObject: Unmanaged<Object>? {
+        guard let pointer, !swift_isDeallocating(pointer) else { return nil }
+        return Unmanaged<Object>.fromOpaque(pointer)
+    }
 }
 
 // `@unchecked Sendable` where the object is: the pointer never changes, and reading it goes

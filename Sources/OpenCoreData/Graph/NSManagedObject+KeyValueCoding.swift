@@ -295,10 +295,13 @@ extension NSManagedObject: KeyValueCoding {
                 state.changed.insert(slot)
                 // Swapped, not copied: `value` takes the old value.
                 swap(&state.values[slot], &value)
-                // Moved out of `value` (a capture), not copied.
-                var old = SlotValue.none
-                swap(&old, &value)
-                managedObjectContext?.recordChange(of: self, state: state, slot: slot, oldValue: consume old)
+                // Read unretained: a set runs on the context's queue (see `unretainedContext`).
+                unretainedContext?._withUnsafeGuaranteedRef { context in
+                    // Moved out of `value` (a capture), not copied.
+                    var old = SlotValue.none
+                    swap(&old, &value)
+                    context.recordChange(of: self, state: state, slot: slot, oldValue: consume old)
+                }
             }
             return
         }

@@ -35,6 +35,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
 
     @exclusivity(unchecked) private var contextReference = UnretainedReference<NSManagedObjectContext>(nil)
 
+    /// ``managedObjectContext``, not retained: nil when there is none or it is being freed.
+    ///
+    /// Only for code running on the context's queue (or, for a context without one, on the
+    /// thread using it), where the context stays alive for the whole call: a block run by
+    /// `perform` captures it, `performAndWait`'s caller holds it, and freeing it on another
+    /// thread meanwhile would break Core Data's concurrency rules anyway. Saves the atomic
+    /// retain and release of reading ``managedObjectContext``, two per key-value set. Not for
+    /// `deinit`, which may run on any thread.
+    @inline(__always)
+    final var unretainedContext: Unmanaged<NSManagedObjectContext>? { contextReference.unretainedObject }
+
     // MARK: State kept for the context
 
     /// Everything but the ID and the context, in one side object that a fault does without

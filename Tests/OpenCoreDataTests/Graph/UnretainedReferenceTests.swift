@@ -50,6 +50,20 @@ private func referenceToFreedTarget() -> UnretainedBox<Target> {
         #expect(box.object == nil)
     }
 
+    /// The unretained read gives the object without a retain while it lives, and nil once its
+    /// deinitialization has begun (for none, too).
+    @Test func readsUnretainedWhileItLivesAndNilOnceItIsFreed() {
+        var target: Target? = Target(3)
+        let reference = UnretainedReference(target)
+        #expect(reference.unretainedObject?.takeUnretainedValue() === target)
+        #expect(reference.unretainedObject?._withUnsafeGuaranteedRef { $0.number } == 3)
+        // Not retained: dropping the only strong reference frees the object.
+        target = nil
+        #expect(reference.unretainedObject == nil)
+        #expect(reference.object == nil)
+        #expect(UnretainedReference<Target>(nil).unretainedObject == nil)
+    }
+
     #if !canImport(ObjectiveC)
     /// The check the next test relies on: a `weak` reference does give its object a side table.
     @Test func aWeakReferenceGivesASideTable() {
@@ -122,13 +136,19 @@ private func referenceToFreedTarget() -> UnretainedBox<Target> {
         return (attribute, kept)
     }
 
-    /// An object that outlives its context reads no context.
+    /// An object that outlives its context reads no context, and still takes values (a set
+    /// reads its context unretained, and records nothing without one).
     @Test func anObjectOutlivingItsContextReadsNoContext() throws {
         let fixture = CompanyFixture()
         try fixture.addStore()
         let object = insertIntoShortLivedContext(fixture)
         #expect(object.managedObjectContext == nil)
+        #expect(object.unretainedContext == nil)
         #expect(object.entity.name == "Department")
+        object.setValue("Sales", forKey: "name")
+        object.setValue(12.5, forKey: "budget")
+        #expect(object.value(forKey: "name") as? String == "Sales")
+        #expect(object.value(forKey: "budget") as? Double == 12.5)
     }
 
     @inline(never)
