@@ -218,10 +218,20 @@ extension NSPersistentStoreCoordinator {
             // The index in `stores` of each snapshot's store, inserted, updated, then deleted.
             var routes: [Int] = []
             routes.reserveCapacity(changes.inserted.count + changes.updated.count + changes.deleted.count)
+            // The store of the previous snapshot's ID origin: IDs of one origin name one store
+            // (an origin is immutable, and the stores don't change under the lock), and a save's
+            // IDs come in runs of one store, so most are not looked up (a lock and a list).
+            var last: (origin: ObjectIDOrigin, store: NSPersistentStore)?
             for snapshots in [changes.inserted, changes.updated, changes.deleted] {
                 // By index: iterating would copy each snapshot (a retain and a release per reference).
                 for index in snapshots.indices {
-                    let store = try saveStore(of: snapshots[index].objectID)
+                    let store: NSPersistentStore
+                    if let last, snapshots[index].objectID.origin === last.origin {
+                        store = last.store
+                    } else {
+                        store = try saveStore(of: snapshots[index].objectID)
+                        last = (snapshots[index].objectID.origin, store)
+                    }
                     try checkSameStore(snapshots, at: index, store: store)
                     if let only = stores.first, only === store, stores.count == 1 {
                         routes.append(0)

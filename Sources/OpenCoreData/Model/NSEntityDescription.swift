@@ -44,7 +44,9 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     @exclusivity(unchecked) open var managedObjectClassName: String! = "NSManagedObject" { willSet { checkMutable() } }
 
     /// Whether the entity is abstract (only its subentities have instances).
-    open var isAbstract: Bool = false { willSet { checkMutable() } }
+    // Unchecked, as `name` is: it changes only while the model is editable, and every
+    // insertion reads it.
+    @exclusivity(unchecked) open var isAbstract: Bool = false { willSet { checkMutable() } }
 
     /// Xcode's code generation setting for the entity (`codeGenerationType`: `class`,
     /// `category`, or `nil` for Manual/None), as read from an Xcode model; `coredata generate`
