@@ -47,7 +47,7 @@ extension NSManagedObjectContext {
         var temporary: [NSManagedObject] = []
         var temporaryIDs: [NSManagedObjectID] = []
         func restoreTemporaryIDs() {
-            for (object, id) in zip(temporary, temporaryIDs) { reassign(object, to: id) }
+            reassign(temporary, to: temporaryIDs)
         }
         var resolutions = 0
         while true {
@@ -209,7 +209,7 @@ extension NSManagedObjectContext {
         let assigned = assignedStores
         let ids = try backing.permanentObjectIDs(for: objects.map { ($0.entity, assigned.isEmpty ? nil : assigned[ObjectIdentifier($0)]) },
                                                  replacing: currentIDs)
-        for (object, id) in zip(objects, ids) { reassign(object, to: id) }
+        reassign(objects, to: ids)
     }
 
     /// Chooses the store a newly inserted object will be saved in. Traps for an object that is

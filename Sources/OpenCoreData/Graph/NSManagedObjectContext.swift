@@ -522,13 +522,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Gives an object a new ID, keeping the registry keyed by ID.
-    func reassign(_ object: NSManagedObject, to objectID: NSManagedObjectID) {
-        let old = object.objectID
-        if !childInsertedIDs.isEmpty, childInsertedIDs.remove(old) != nil { childIDAliases[old] = objectID }
-        registry.remove(object, id: old)
-        object.objectID = objectID
-        registry[objectID] = object
+    /// Gives each of `objects` the ID at its index in `ids`, keeping the registry keyed by ID
+    /// (one registry lock for all of them: a save gives every inserted object its permanent ID).
+    func reassign(_ objects: [NSManagedObject], to ids: [NSManagedObjectID]) {
+        if !childInsertedIDs.isEmpty {
+            for (object, id) in zip(objects, ids) where childInsertedIDs.remove(object.objectID) != nil {
+                childIDAliases[object.objectID] = id
+            }
+        }
+        registry.reassign(objects, to: ids)
     }
 
     /// The ID this context knows an object by, given the ID a child names it by (a temporary

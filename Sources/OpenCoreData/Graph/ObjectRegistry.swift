@@ -108,6 +108,19 @@ final class ObjectRegistry {
         entries.remove(id, ifObject: Unmanaged.passUnretained(object))
     }
 
+    /// Moves each of `objects` from the entry of its ID to the entry of the ID at its index in
+    /// `ids`, which becomes its ``NSManagedObject/objectID``, under one lock. An old entry that
+    /// holds another object stays.
+    func reassign(_ objects: [NSManagedObject], to ids: [NSManagedObjectID]) {
+        lock.withLock {
+            for (object, id) in zip(objects, ids) {
+                _ = removeLocked(object, id: object.objectID)
+                object.objectID = id
+                entries.set(Unmanaged.passUnretained(object), for: id)
+            }
+        }
+    }
+
     /// Unregisters a freed `object` if it is the one registered under `id`, without retaining
     /// it, and remembers `id` for ``takeFreedIDs()``. Safe on any thread.
     func removeFreed(_ object: NSManagedObject, id: NSManagedObjectID) {

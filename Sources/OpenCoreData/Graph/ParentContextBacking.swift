@@ -28,9 +28,14 @@ final class ParentContextBacking: ContextBacking {
             guard let backing = parent.backing else { throw NSManagedObjectContext.noBackingError("obtain permanent IDs") }
             let ids = try backing.permanentObjectIDs(for: objects, replacing: temporaryIDs)
             // The parent's objects of the same temporary IDs take the same permanent IDs.
+            var objects: [NSManagedObject] = []
+            var permanentIDs: [NSManagedObjectID] = []
             for (temporary, permanent) in zip(temporaryIDs, ids) {
-                if let object = parent.registry[temporary] { parent.reassign(object, to: permanent) }
+                guard let object = parent.registry[temporary] else { continue }
+                objects.append(object)
+                permanentIDs.append(permanent)
             }
+            parent.reassign(objects, to: permanentIDs)
             return ids
         }
     }
