@@ -109,4 +109,32 @@ private func instanceSize(of object: AnyObject) -> Int {
         context.refresh(employee, mergeChanges: false)
         #expect(employee.state == nil, "a refreshed object without transient values is as small as a new fault")
     }
+
+    /// Fetched rows that list one object twice register one object at both positions: a fault
+    /// that keeps one of the rows (moved in, last first) and fires into its values, or, when
+    /// the request returns no faults, an object loaded once.
+    @Test(arguments: [true, false])
+    func aRowListedTwiceGivesOneObject(returnsFaults: Bool) throws {
+        let fixture = CompanyFixture(storeType: NSSQLiteStoreType)
+        try fixture.addStore()
+        try fixture.insertStandardData()
+        let reader = context(fixture)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        request.predicate = NSPredicate(format: "name == %@", "Tech")
+        let read = try #require(try reader.fetch(request).first)
+        _ = read.value(forKey: "name")
+        let row = read.persistentSnapshot()
+
+        let context = context(fixture)
+        request.returnsObjectsAsFaults = returnsFaults
+        let objects = context.register([row, row], request)
+        #expect(objects.count == 2 && objects[0] === objects[1])
+        #expect(objects[0].objectID == read.objectID)
+        #expect(context.registeredObjects.count == 1)
+        #expect(objects[0].isFault == returnsFaults)
+        if returnsFaults { #expect(objects[0].fetchedSnapshot?.objectID == read.objectID) }
+        #expect(objects[0].value(forKey: "name") as? String == "Tech")
+        #expect(!objects[0].isFault && objects[0].fetchedSnapshot == nil)
+        #expect(objects[0].value(forKey: "budget") as? Double == 5000)
+    }
 }
