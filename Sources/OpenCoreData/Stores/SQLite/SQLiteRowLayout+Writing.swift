@@ -23,14 +23,14 @@ extension SQLiteRowLayout {
         return names
     }
 
-    /// The column values of `snapshot` for `fields`, in ``columnNames(of:)`` order. Throws for
-    /// an attribute value its column type can't hold.
+    /// Binds the column values of `snapshot` for `fields`, in ``columnNames(of:)`` order, to the
+    /// next parameters of `values`. Throws for an attribute value its column type can't hold.
     /// Values are read by slot when the snapshot has the layout the fields were made for (always,
     /// for a model in use), else by name. `steps` are ``steps(of:)`` of `fields`: a plain
     /// `Integer 64` value goes straight into its column value, others through
     /// ``SQLiteValueCoding``.
     func columnValues(of snapshot: ObjectSnapshot, number: Int64, fields: [Field], steps: ContiguousArray<Step>,
-                      store: SQLiteStore, into values: inout [DatabaseValue]) throws {
+                      store: SQLiteStore, into values: inout ParameterBinder) throws {
         let bySlot = snapshot.layout === layout(number: number)
         // The slots are read where they lie: an integer is matched in place, not copied out of
         // the buffer first (the enum's outlined copy and destroy, twice a column).
@@ -42,10 +42,10 @@ extension SQLiteRowLayout {
                         if step.readsInt64 {
                             switch slots[step.slot] {
                             case .none:
-                                values.append(.null)
+                                try values.append(.null)
                                 continue
                             case .int64(let int):
-                                values.append(int.databaseValue)
+                                try values.append(int.databaseValue)
                                 continue
                             default: break
                             }
@@ -71,16 +71,16 @@ extension SQLiteRowLayout {
 
     /// Appends the column value (two for a to-one relationship into a table of several
     /// entities) of `value` for `field`.
-    private func append(_ value: Any?, of field: Field, store: SQLiteStore, into values: inout [DatabaseValue]) throws {
+    private func append(_ value: Any?, of field: Field, store: SQLiteStore, into values: inout ParameterBinder) throws {
         switch field.kind {
         case .attribute(let column):
-            values.append(try SQLiteValueCoding.databaseValue(value, column: column))
+            try values.append(try SQLiteValueCoding.databaseValue(value, column: column))
         case .toOne(_, let entityColumn):
             let destination = value as? NSManagedObjectID
-            values.append(destination?.primaryKey.map(\.databaseValue) ?? .null)
+            try values.append(destination?.primaryKey.map(\.databaseValue) ?? .null)
             if entityColumn != nil {
                 let number = destination.flatMap { store.schema.entity(named: $0.entity.name ?? "")?.number }
-                values.append(number?.databaseValue ?? .null)
+                try values.append(number?.databaseValue ?? .null)
             }
         }
     }

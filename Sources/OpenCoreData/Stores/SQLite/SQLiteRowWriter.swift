@@ -22,8 +22,6 @@ struct SQLiteRowWriter {
     /// looked up once per save rather than by SQL text per row.
     private var inserts: [Int64: Prepared] = [:]
     private var updates: [UpdateKey: Prepared] = [:]
-    /// Reused between rows: the values bound to one statement.
-    private var values: [DatabaseValue] = []
     /// The last entity placed, and the last update's statement: a save's rows mostly come in
     /// runs of one entity and one key set.
     private var lastPlace: (entity: ObjectIdentifier, layout: SQLiteRowLayout, number: Int64)?
@@ -71,12 +69,12 @@ struct SQLiteRowWriter {
             prepared = Prepared(statement: try db.cachedStatement(sql: layout.insertSQL(fields: fields, dialect: store.dialect)), fields: fields)
             inserts[number] = prepared
         }
-        values.removeAll(keepingCapacity: true)
-        values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
-        values.append(number.databaseValue)
-        values.append(1.databaseValue)
+        var values = ParameterBinder(prepared.statement)
+        try values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
+        try values.append(number.databaseValue)
+        try values.append(1.databaseValue)
         try layout.columnValues(of: snapshot, number: number, fields: prepared.fields, steps: prepared.steps, store: store, into: &values)
-        try prepared.statement.run(values, db)
+        try values.run(db)
     }
 
     /// Updates the columns of `keys` (every column when `nil`) and increments `Z_OPT`, if the
@@ -95,11 +93,11 @@ struct SQLiteRowWriter {
             updates[key] = prepared
         }
         lastUpdate = (key, prepared)
-        values.removeAll(keepingCapacity: true)
+        var values = ParameterBinder(prepared.statement)
         try layout.columnValues(of: snapshot, number: number, fields: prepared.fields, steps: prepared.steps, store: store, into: &values)
-        values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
-        values.append(snapshot.version.databaseValue)
-        try prepared.statement.run(values, db)
+        try values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
+        try values.append(snapshot.version.databaseValue)
+        try values.run(db)
         if db.changesCount == 0 { conflicts.updated.append(snapshot) }
     }
 
