@@ -91,9 +91,8 @@ final class EntityLayout: @unchecked Sendable {
                             continue
                         }
                         guard kinds[slot] == .attribute else { return slot }
-                        // `rule.accepts(values[slot])`, without the copy passing the value makes.
-                        let accepted = values[slot].isNone ? rule.isOptional : rule.accepts(inlineType: values[slot].inlineType)
-                        if !accepted { return slot }
+                        // The case read once: each read of a value in place copies it.
+                        if !rule.accepts(values[slot].caseType) { return slot }
                         slot += 1
                     }
                     return nil
@@ -278,16 +277,19 @@ struct SlotRule {
     /// ``accepts(_:)`` for a slot's value: an inline value's case names its type.
     @inline(__always)
     func accepts(_ value: SlotValue) -> Bool {
-        value.isNone ? isOptional : accepts(inlineType: value.inlineType)
+        accepts(value.caseType)
     }
 
-    /// ``accepts(_:)`` for a slot's value that is not nil, given by its inline type (nil for
-    /// `.other`): for callers that read a value in place, where passing the value itself would
-    /// copy it.
+    /// ``accepts(_:)`` for a slot's value given by its ``SlotValue/CaseType``: nil when the
+    /// attribute is optional, else a value of ``exactType`` when there are no predicates (an
+    /// `.other` value is left to the full check).
     @inline(__always)
-    func accepts(inlineType: ObjectIdentifier?) -> Bool {
-        guard !hasPredicates, let exactType else { return false }
-        return inlineType == exactType
+    func accepts(_ type: SlotValue.CaseType) -> Bool {
+        switch type {
+        case .none: isOptional
+        case .inline(let inlineType): !hasPredicates && inlineType == exactType
+        case .other: false
+        }
     }
 
     /// Whether `value` has ``exactType``: the attribute keeps it unchanged and its type rules

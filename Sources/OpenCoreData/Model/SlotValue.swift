@@ -137,6 +137,33 @@ enum SlotValue {
         return false
     }
 
+    /// What the value's case says of its type, for checks that need both whether there is a
+    /// value and its inline type: one match of the case (each match of a value read in place
+    /// copies it, so ``isNone`` then ``inlineType`` copied it twice).
+    enum CaseType: Equatable {
+        case none
+        /// An inline case, with the Swift type of its value.
+        case inline(ObjectIdentifier)
+        case other
+    }
+
+    /// ``CaseType`` of the value.
+    @inline(__always)
+    var caseType: CaseType {
+        switch self {
+        case .none: .none
+        case .other: .other
+        case .int64: .inline(ObjectIdentifier(Int64.self))
+        case .int32: .inline(ObjectIdentifier(Int32.self))
+        case .int16: .inline(ObjectIdentifier(Int16.self))
+        case .double: .inline(ObjectIdentifier(Double.self))
+        case .float: .inline(ObjectIdentifier(Float.self))
+        case .bool: .inline(ObjectIdentifier(Bool.self))
+        case .date: .inline(ObjectIdentifier(Date.self))
+        case .string: .inline(ObjectIdentifier(String.self))
+        }
+    }
+
     /// The Swift type of an inline case's value (what ``SlotRule/exactType`` names); nil for
     /// ``none`` and ``other(_:)``.
     @inline(__always)
