@@ -69,8 +69,8 @@ extension SQLiteRowLayout {
         })
     }
 
-    /// Appends the column value (two for a to-one relationship into a table of several
-    /// entities) of `value` for `field`.
+    /// Binds the column value (two for a to-one relationship into a table of several
+    /// entities) of `value` for `field` to the next parameters of `values`.
     private func append(_ value: Any?, of field: Field, store: SQLiteStore, into values: inout ParameterBinder) throws {
         switch field.kind {
         case .attribute(let column):
