@@ -54,7 +54,8 @@ extension NSManagedObject {
         state.fetchedSnapshot = nil
         state.committedSnapshot = snapshot
         state.isFault = false
-        state.fetchedPropertyResults = [:]
+        // Tested first: assigning a literal builds an empty dictionary even when it replaces one.
+        if !state.fetchedPropertyResults.isEmpty { state.fetchedPropertyResults = [:] }
     }
 
     /// Drops the persistent values and becomes a fault (hooks around). A fault left with no
