@@ -259,43 +259,31 @@ final class SQLiteRowLayout: @unchecked Sendable {
 /// connection, and every statement still goes through the SQL debug log's trace hook.
 extension Statement {
     /// Resets the statement and binds `values` to its parameters, from 1; parameters past them
-    /// are bound to NULL. Throws (see ``bindValue(_:at:)``) for a value SQLite refuses.
+    /// are bound to NULL. Throws (see ``bindValue(_:at:)``) for a value SQLite refuses, so no
+    /// parameter keeps an earlier row's value unnoticed.
     func rebind(_ values: [DatabaseValue]) throws {
-        sqlite3_reset(sqliteStatement)
-        // Clearing first is only needed when some parameters get no value (a row's statement
-        // binds them all, and clearing them one by one costs a tenth of the binding). A bind
-        // that fails throws, so no parameter keeps an earlier row's value unnoticed.
-        if values.count < Int(sqlite3_bind_parameter_count(sqliteStatement)) { sqlite3_clear_bindings(sqliteStatement) }
-        try values.withUnsafeBufferPointer { values in
-            for index in values.indices {
-                let code = bind(values[index], at: CInt(index + 1))
-                if code != SQLITE_OK { throw bindError(code, at: CInt(index + 1)) }
-            }
-        }
+        var binder = ParameterBinder(self)
+        for value in values { try binder.append(value) }
+        try binder.bindNullToRest()
     }
 
     /// Binds one value to parameter `index` (from 1). Text and blobs are copied by SQLite.
     /// Throws GRDB's `DatabaseError` with the statement's SQL when SQLite refuses the value (a
     /// text or blob longer than the connection's `SQLITE_LIMIT_LENGTH`, no memory).
     func bindValue(_ value: DatabaseValue, at index: CInt) throws {
-        let code = bind(value, at: index)
-        if code != SQLITE_OK { throw bindError(code, at: index) }
-    }
-
-    /// Binds one value to parameter `index`; returns SQLite's result code.
-    @inline(__always)
-    private func bind(_ value: DatabaseValue, at index: CInt) -> CInt {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        let code: CInt
         switch value.storage {
-        case .null: return sqlite3_bind_null(sqliteStatement, index)
-        case .int64(let int): return sqlite3_bind_int64(sqliteStatement, index, int)
-        case .double(let double): return sqlite3_bind_double(sqliteStatement, index, double)
-        case .string(let string): return sqlite3_bind_text(sqliteStatement, index, string, CInt(string.utf8.count), transient)
+        case .null: code = sqlite3_bind_null(sqliteStatement, index)
+        case .int64(let int): code = sqlite3_bind_int64(sqliteStatement, index, int)
+        case .double(let double): code = sqlite3_bind_double(sqliteStatement, index, double)
+        case .string(let string): code = sqlite3_bind_text(sqliteStatement, index, string, CInt(string.utf8.count), transient)
         case .blob(let data):
-            return data.withUnsafeBytes { bytes in
+            code = data.withUnsafeBytes { bytes in
                 sqlite3_bind_blob(sqliteStatement, index, bytes.baseAddress, CInt(bytes.count), transient)
             }
         }
+        if code != SQLITE_OK { throw bindError(code, at: index) }
     }
 
     /// The error for a value SQLite refused to bind to parameter `index`, with the statement's SQL.
@@ -346,15 +334,21 @@ struct ParameterBinder {
         next += 1
     }
 
-    /// Runs the statement once (it returns no rows): the parameters no value was bound to are
-    /// bound to NULL first, as ``Statement/rebind(_:)`` leaves them.
-    func run(_ db: Database) throws {
+    /// Binds NULL to the parameters no value was bound to, so none keeps an earlier run's value.
+    /// (One by one, not `sqlite3_clear_bindings`, which would clear the values bound too.)
+    func bindNullToRest() throws {
         let count = sqlite3_bind_parameter_count(statement.sqliteStatement)
         var index = next
         while index <= count {
             try statement.bindValue(.null, at: index)
             index += 1
         }
+    }
+
+    /// Runs the statement once (it returns no rows), the parameters past the values bound to
+    /// NULL (``bindNullToRest()``).
+    func run(_ db: Database) throws {
+        try bindNullToRest()
         _ = try statement.stepRow(db)
         sqlite3_reset(statement.sqliteStatement)
     }
