@@ -168,17 +168,7 @@ enum SlotValue {
     /// ``none`` and ``other(_:)``.
     @inline(__always)
     var inlineType: ObjectIdentifier? {
-        switch self {
-        case .none, .other: nil
-        case .int64: ObjectIdentifier(Int64.self)
-        case .int32: ObjectIdentifier(Int32.self)
-        case .int16: ObjectIdentifier(Int16.self)
-        case .double: ObjectIdentifier(Double.self)
-        case .float: ObjectIdentifier(Float.self)
-        case .bool: ObjectIdentifier(Bool.self)
-        case .date: ObjectIdentifier(Date.self)
-        case .string: ObjectIdentifier(String.self)
-        }
+        if case .inline(let type) = caseType { type } else { nil }
     }
 
     /// Whether two inline values of the same case are equal (nil: not both inline and of one
