@@ -19,6 +19,11 @@ final class ManagedObjectState {
     @exclusivity(unchecked) var changed = ChangedSlots()
     /// The snapshot last read from or saved to a store.
     @exclusivity(unchecked) var committedSnapshot: ObjectSnapshot?
+    /// Whether there is a ``committedSnapshot``, matched in place (not copied out).
+    var hasCommittedSnapshot: Bool {
+        if case .some = committedSnapshot { return true }
+        return false
+    }
     /// Old values of the slots changed in the current event: those that held a value in the
     /// order first changed, then those that held none, by slot.
     /// Setting it recomputes ``eventSlots``; a change recorded one at a time goes through

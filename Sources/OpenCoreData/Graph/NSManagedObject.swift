@@ -151,12 +151,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     var hasNoStoredValues: Bool { state?.hasNoValues ?? true }
 
     /// The snapshot a fetch read for this fault (see ``ManagedObjectState/fetchedSnapshot``).
-    /// Kept with ``keepFetchedSnapshot(_:)``, dropped with ``takeFetchedSnapshot()``.
+    /// Kept with ``keepFetchedSnapshot(swapping:)``, dropped with ``takeFetchedSnapshot()``.
     final var fetchedSnapshot: ObjectSnapshot? { state?.fetchedSnapshot }
 
-    /// Keeps `snapshot`, read by a fetch, as this fault's ``fetchedSnapshot`` (moved in).
-    final func keepFetchedSnapshot(_ snapshot: consuming ObjectSnapshot) {
-        ensuredState.fetchedSnapshot = consume snapshot
+    /// Keeps `snapshot`, read by a fetch, as this fault's ``fetchedSnapshot``: swapped in, so
+    /// `snapshot` gets the state's previous one (nil for a fault that kept none).
+    ///
+    /// The state is written unretained (the object holds it, and a fetched snapshot holds no
+    /// object that could free it): retaining it cost two atomic operations per fetched row.
+    final func keepFetchedSnapshot(swapping snapshot: inout ObjectSnapshot?) {
+        if state == nil { state = ManagedObjectState(isFault: true, layout: entity.layout) }
+        state.map(Unmanaged.passUnretained)?._withUnsafeGuaranteedRef { swap(&$0.fetchedSnapshot, &snapshot) }
     }
 
     /// The snapshot a fetch read for this fault, moved out of the state (which keeps none).
@@ -178,6 +183,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
             for slot in 0..<state.layout.count { state.changed.insert(slot) }
         }
     }
+
+    /// Whether the object has a ``committedSnapshot`` (read or saved), tested without copying
+    /// it: a copy retains and releases each of its references.
+    final var hasCommittedSnapshot: Bool { state?.hasCommittedSnapshot ?? false }
 
     /// Records `snapshot`, made of the current values, as the committed one: nothing differs.
     final func markSaved(_ snapshot: consuming ObjectSnapshot) {

@@ -203,12 +203,14 @@ extension NSManagedObjectContext {
         // The faults' rows are moved out of the array, last first: copying one retains each of
         // its references, and destroying the array releases them again. Keeping a fault's row is
         // not observable, so the order does not matter.
-        var rows = snapshots
+        // The objects are read unretained: the array holds them.
+        var rows = consume snapshots
         var position = objects.count
-        while position > 0, let snapshot = rows.popLast() {
+        while position > 0, var snapshot = rows.popLast().map(Optional.some) {
             position -= 1
-            let object = objects[position]
-            if object.faultFlag { object.keepFetchedSnapshot(snapshot) }
+            Unmanaged.passUnretained(objects[position])._withUnsafeGuaranteedRef { object in
+                if object.faultFlag { object.keepFetchedSnapshot(swapping: &snapshot) }
+            }
         }
         return objects
     }

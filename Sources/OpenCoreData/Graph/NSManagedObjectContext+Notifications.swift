@@ -69,7 +69,7 @@ extension NSManagedObjectContext {
 
     /// Forgets objects that were inserted and then deleted before any save.
     func dropDeletedInsertions() {
-        for object in deletedList where object.committedSnapshot == nil {
+        for object in deletedList where !object.hasCommittedSnapshot {
             deletedList.remove(object)
             registry.remove(object, id: object.objectID)
         }

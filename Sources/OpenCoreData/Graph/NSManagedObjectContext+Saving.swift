@@ -230,8 +230,8 @@ extension NSManagedObjectContext {
         undoManager?.removeAllActions()
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
-        let discarded = insertedList.objects + deletedList.objects.filter { $0.committedSnapshot == nil }
-        let restored = (updatedList.objects + deletedList.objects).filter { $0.committedSnapshot != nil }
+        let discarded = insertedList.objects + deletedList.objects.filter { !$0.hasCommittedSnapshot }
+        let restored = (updatedList.objects + deletedList.objects).filter { $0.hasCommittedSnapshot }
         insertedList.removeAll()
         updatedList.removeAll()
         deletedList.removeAll()
@@ -295,7 +295,7 @@ extension NSManagedObjectContext {
     public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         checkConcurrency("refresh(_:mergeChanges:)", object: object)
         guard object.managedObjectContext === self, registry[object.objectID] === object,
-              !insertedList.contains(object), object.committedSnapshot != nil || object.faultFlag else { return }
+              !insertedList.contains(object), object.hasCommittedSnapshot || object.faultFlag else { return }
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
         if flag {

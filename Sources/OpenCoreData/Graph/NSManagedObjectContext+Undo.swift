@@ -43,7 +43,7 @@ extension NSManagedObjectContext {
     /// Undoes an insertion: the object leaves the inserted list and the registry; redo inserts it
     /// again. When the object was saved since, undoing its insertion deletes it.
     func undoInsertion(of object: NSManagedObject) {
-        if object.committedSnapshot != nil || object.faultFlag {
+        if object.hasCommittedSnapshot || object.faultFlag {
             if !deletedList.contains(object) { markDeleted(object) }
             object.awakeFromSnapshotEvents(.undoInsertion)
             return

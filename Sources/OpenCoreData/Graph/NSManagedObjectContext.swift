@@ -373,7 +373,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         if insertedList.contains(object) { return }
         if object.managedObjectContext === self, registry[object.objectID] === object,
-           object.committedSnapshot != nil || object.faultFlag { return }
+           object.hasCommittedSnapshot || object.faultFlag { return }
         object.managedObjectContext = self
         registry[object.objectID] = object
         insertedList.insert(object)
@@ -429,7 +429,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingDeletions.removeAll { $0 === object }
         eventDeleted.remove(object)
         registry[object.objectID] = object
-        if object.committedSnapshot == nil {
+        if !object.hasCommittedSnapshot {
             insertedList.insert(object)
             eventInserted.insert(object)
         } else if object.hasPersistentChangedValues {
@@ -461,7 +461,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
         // A first load (no state, or only the snapshot a fetch left) sets transient defaults.
-        if object.state == nil || (object.committedSnapshot == nil && object.hasNoStoredValues) { object.applyTransientDefaultValues() }
+        if object.state == nil || (!object.hasCommittedSnapshot && object.hasNoStoredValues) { object.applyTransientDefaultValues() }
         object.load(snapshot, in: self)
         object.awakeFromFetch()
     }

@@ -77,7 +77,7 @@ extension NSManagedObjectContext {
                 guard !deletedList.contains(object), object.managedObjectContext === self else { continue }
                 var snapshot = snapshotForChild(object)
                 if id != childID { snapshot.objectID = childID }
-                if insertedList.contains(object) || object.committedSnapshot != nil { result.update(snapshot) }
+                if insertedList.contains(object) || object.hasCommittedSnapshot { result.update(snapshot) }
             } else if !id.isTemporaryID {
                 missing.append(id)
             }

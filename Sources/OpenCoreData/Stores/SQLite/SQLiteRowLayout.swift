@@ -147,9 +147,25 @@ final class SQLiteRowLayout: @unchecked Sendable {
     func snapshot(at statement: SQLiteStatement, store: SQLiteStore, decoding: inout SQLiteRowDecoding,
                   reusing cache: SQLiteRowCache? = nil, objectID known: NSManagedObjectID? = nil) throws -> ObjectSnapshot {
         let entityCell = sqlite3_column_value(statement, 1)
-        guard sqlite3_value_type(entityCell) == SQLITE_INTEGER, let rows = rows(number: sqlite3_value_int64(entityCell)) else {
+        guard sqlite3_value_type(entityCell) == SQLITE_INTEGER, let rows = unretainedRows(number: sqlite3_value_int64(entityCell)) else {
             throw rowError("\(describe(statement, 1)) names no entity stored in this table", column: 1, statement: statement, store: store)
         }
+        return try rows._withUnsafeGuaranteedRef { rows in
+            try snapshot(of: rows, at: statement, store: store, decoding: &decoding, reusing: cache, objectID: known)
+        }
+    }
+
+    /// ``rows(number:)``, not retained: ``entityRows`` keeps them for the layout's life. Returning
+    /// them retained cost a retain and a release per row read.
+    @inline(__always)
+    private func unretainedRows(number: Int64) -> Unmanaged<EntityRows>? {
+        if let onlyEntity, onlyEntity.number == number { return Unmanaged.passUnretained(onlyEntity.rows) }
+        return entityRows[number].map(Unmanaged.passUnretained)
+    }
+
+    /// ``snapshot(at:store:decoding:reusing:objectID:)`` for a row of the entity `rows` reads.
+    private func snapshot(of rows: EntityRows, at statement: SQLiteStatement, store: SQLiteStore, decoding: inout SQLiteRowDecoding,
+                          reusing cache: SQLiteRowCache?, objectID known: NSManagedObjectID?) throws -> ObjectSnapshot {
         let objectID: NSManagedObjectID
         if let known, known.entity === rows.entity {
             objectID = known
