@@ -203,16 +203,12 @@ extension NSManagedObject: KeyValueCoding {
     /// Reads the value in `slot` without access hooks, firing the fault for persistent properties.
     @inline(__always)
     func read(slot: Int) -> Any? {
-        // A loaded object's attribute, the common case: the state read once, not retained (the
-        // object holds it, and nothing below replaces it).
-        if let state = state.map(Unmanaged.passUnretained) {
-            let loaded: Any?? = state._withUnsafeGuaranteedRef { state in
-                guard !state.isFault, state.layout.kinds[slot] == .attribute else { return .none }
-                return .some(state.values[slot].any())
-            }
-            if case .some(let value) = loaded { return value }
+        if case .some(let value) = loadedAttribute(at: slot) { return value }
+        if state?.isFault ?? true, !isTransient(slot: slot) {
+            fireFaultIfNeeded()
+            // The first read of a fault, as common as the others: the fast path again.
+            if case .some(let value) = loadedAttribute(at: slot) { return value }
         }
-        if state?.isFault ?? true, !layout.isTransient[slot] { fireFaultIfNeeded() }
         // The state exists once the fault fired (or the object is new): read its layout once.
         let layout = state?.layout ?? self.layout
         switch layout.kinds[slot] {
@@ -225,6 +221,25 @@ extension NSManagedObject: KeyValueCoding {
             return unsafeDowncast(layout.properties[slot], to: NSRelationshipDescription.self).isOrdered
                 ? NSOrderedSet(array: list.objects) : list.set
         }
+    }
+
+    /// The value of a loaded object's attribute at `slot`, the common case of ``read(slot:)``;
+    /// `.none` for a fault or a relationship. The state is read once, not retained (the object
+    /// holds it, and nothing here replaces it).
+    @inline(__always)
+    private func loadedAttribute(at slot: Int) -> Any?? {
+        guard let state = state.map(Unmanaged.passUnretained) else { return .none }
+        return state._withUnsafeGuaranteedRef { state in
+            guard !state.isFault, state.layout.kinds[slot] == .attribute else { return .none }
+            return .some(state.values[slot].any())
+        }
+    }
+
+    /// Whether `slot` of ``layout`` is transient, read as ``rule(ofSlot:)`` reads it.
+    @inline(__always)
+    private func isTransient(slot: Int) -> Bool {
+        guard let state = state.map(Unmanaged.passUnretained) else { return entity.layout.isTransient[slot] }
+        return state._withUnsafeGuaranteedRef { $0.layout.isTransient[slot] }
     }
 
     /// The destinations of a to-many relationship as stored (fault already fired by the caller);

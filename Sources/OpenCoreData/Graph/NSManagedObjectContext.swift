@@ -462,7 +462,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         defer { recordingSuspended -= 1 }
         // A first load (no state, or only the snapshot a fetch left) sets transient defaults.
         if object.state == nil || (!object.hasCommittedSnapshot && object.hasNoStoredValues) { object.applyTransientDefaultValues() }
-        object.load(snapshot, in: self)
+        object.load(consume snapshot, in: self)
         object.awakeFromFetch()
     }
 
@@ -489,12 +489,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 if let found = loaded[other] { rowCache[other.key] = found }
             }
         }
-        guard let snapshot else {
+        // Moved out, not bound by `guard let`: binding copied it (a retain of each of its
+        // references) and destroying the variable released them again.
+        guard let loaded = snapshot.take() else {
             precondition(shouldDeleteInaccessibleFaults, "CoreData could not fulfill a fault for '\(id)'")
             object.faultFlag = false
             return
         }
-        loadAndAwake(object, from: snapshot)
+        loadAndAwake(object, from: loaded)
     }
 
     /// The destinations of a to-many relationship a snapshot did not carry; with `unpinned`,

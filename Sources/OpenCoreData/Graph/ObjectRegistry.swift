@@ -69,16 +69,19 @@ final class ObjectRegistry {
             // (At least as many as the batch: a refetch of registered objects needs no more.)
             entries.reserveCapacity(max(entries.count, objects.count))
             for index in objects.indices where isNew[index] {
-                let object = objects[index]
-                let fresh = Unmanaged.passUnretained(object)
-                // One probe: a new ID gets `fresh`, a live object already there stays.
-                entries.update(object.objectID) { entry in
-                    guard let entry, entry.toOpaque() != fresh.toOpaque() else { return fresh }
-                    guard let existing = Self.retainedIfAlive(entry) else { return fresh }
-                    displaced.append(object)
-                    objects[index] = existing
-                    isNew[index] = false
-                    return entry
+                // Read unretained: `objects` holds it (and `displaced` does before `objects`
+                // lets it go). Retaining it cost an atomic retain and release per object.
+                let fresh = Unmanaged.passUnretained(objects[index])
+                fresh._withUnsafeGuaranteedRef { object in
+                    // One probe: a new ID gets `fresh`, a live object already there stays.
+                    entries.update(object.objectID) { entry in
+                        guard let entry, entry.toOpaque() != fresh.toOpaque() else { return fresh }
+                        guard let existing = Self.retainedIfAlive(entry) else { return fresh }
+                        displaced.append(object)
+                        objects[index] = existing
+                        isNew[index] = false
+                        return entry
+                    }
                 }
             }
         }
