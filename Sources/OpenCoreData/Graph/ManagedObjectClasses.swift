@@ -10,11 +10,16 @@ enum ManagedObjectClasses {
     /// The class whose instances represent `entity`'s objects.
     static func managedObjectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
         if let registered = entity.managedObjectClass { return registered }
-        if let name = entity.managedObjectClassName, name != "NSManagedObject", let found = lookUp(name) {
-            entity.managedObjectClass = found
-            return found
+        // Resolved once per name (see `NSEntityDescription.resolvedClassBits`); metatypes live
+        // as long as the process, so their bits can be kept.
+        switch entity.resolvedClassBits.load(ordering: .acquiring) {
+        case 0: break
+        case 1: return NSManagedObject.self
+        case let bits: return unsafeBitCast(bits, to: NSManagedObject.Type.self)
         }
-        return NSManagedObject.self
+        let found = entity.managedObjectClassName.flatMap { $0 == "NSManagedObject" ? nil : lookUp($0) }
+        entity.resolvedClassBits.store(found.map { unsafeBitCast($0, to: UInt.self) } ?? 1, ordering: .releasing)
+        return found ?? NSManagedObject.self
     }
 
     /// A new instance of `entity`'s class, created through the class's `init(entity:insertInto:)`

@@ -41,7 +41,18 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     private let objectIDNameTokenCache = Atomic<UInt32>(0)
 
     /// The name of the class that represents the entity's objects. Defaults to `NSManagedObject`.
-    @exclusivity(unchecked) open var managedObjectClassName: String! = "NSManagedObject" { willSet { checkMutable() } }
+    @exclusivity(unchecked) open var managedObjectClassName: String! = "NSManagedObject" {
+        willSet { checkMutable() }
+        didSet { resolvedClassBits.store(0, ordering: .relaxed) }
+    }
+
+    /// The class ``managedObjectClassName`` names, as the object graph resolved it the first
+    /// time it made an object of the entity (`Graph/ManagedObjectClasses.swift`): 0 before, 1
+    /// when the name is `NSManagedObject` or names no class the runtime knows, else the
+    /// metatype's bits. Atomic, because any context's queue may resolve it first; a name that
+    /// names no class is looked up once, not for every object made (a store read by a tool
+    /// that lacks the app's classes).
+    let resolvedClassBits = Atomic<UInt>(0)
 
     /// Whether the entity is abstract (only its subentities have instances).
     // Unchecked, as `name` is: it changes only while the model is editable, and every

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import OpenCoreData
 
@@ -191,6 +192,35 @@ struct ManagedObjectTests {
         let context = GraphTestModel.context(model: model)
         #expect(NSEntityDescription.insertNewObject(forEntityName: "StudentEntity", into: context) is StudentEntity)
         #expect(StudentEntity(context: context).entity.name == "StudentEntity")
+    }
+
+    @Test func aClassNameIsResolvedOnceAndAgainWhenItChanges() {
+        let model = GraphTestModel.make()
+        let entity = model.entitiesByName["StudentEntity"]!
+        entity.managedObjectClassName = "NoSuchModule.NoSuchStudentClass"
+        let context = GraphTestModel.context(model: model)
+        // A name the runtime doesn't know: plain objects, every time (the miss is kept).
+        let first = NSEntityDescription.insertNewObject(forEntityName: "StudentEntity", into: context)
+        let second = NSEntityDescription.insertNewObject(forEntityName: "StudentEntity", into: context)
+        #expect(type(of: first) == NSManagedObject.self && type(of: second) == NSManagedObject.self)
+        #expect(entity.resolvedClassBits.load(ordering: .relaxed) == 1, "the miss is remembered, not looked up per object")
+
+        // Another model whose entity names a real class resolves it, and keeps it.
+        let named = GraphTestModel.make()
+        named.entitiesByName["StudentEntity"]!.managedObjectClassName = String(reflecting: StudentEntity.self)
+        let namedContext = GraphTestModel.context(model: named)
+        #expect(NSEntityDescription.insertNewObject(forEntityName: "StudentEntity", into: namedContext) is StudentEntity)
+        #expect(NSEntityDescription.insertNewObject(forEntityName: "StudentEntity", into: namedContext) is StudentEntity)
+
+        // Renaming the class of an editable model's entity drops what was resolved.
+        let editable = GraphTestModel.make()
+        let student = editable.entitiesByName["StudentEntity"]!
+        student.managedObjectClassName = "NoSuchModule.NoSuchStudentClass"
+        #expect(type(of: ManagedObjectClasses.instantiate(student, insertInto: nil)) == NSManagedObject.self)
+        student.managedObjectClassName = String(reflecting: StudentEntity.self)
+        #expect(student.resolvedClassBits.load(ordering: .relaxed) == 0, "renaming forgets the resolution")
+        #expect(ManagedObjectClasses.instantiate(student, insertInto: nil) is StudentEntity)
+        #expect(student.resolvedClassBits.load(ordering: .relaxed) > 1)
     }
 
     @Test func descriptionNamesEntityAndValues() {
