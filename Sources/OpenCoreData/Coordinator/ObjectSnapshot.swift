@@ -92,12 +92,18 @@ public struct ObjectSnapshot: @unchecked Sendable {
 
     /// A snapshot whose values are `slots`, laid out by `layout` (the layout of the ID's entity).
     init(objectID: NSManagedObjectID, layout: EntityLayout, slots: SlotValues,
-         toMany: [String: [NSManagedObjectID]] = [:], version: Int64) {
+         toMany: [String: [NSManagedObjectID]], version: Int64) {
+        self.init(objectID: objectID, layout: layout, slots: slots, version: version)
+        if !toMany.isEmpty { self.toMany = toMany }
+    }
+
+    /// A snapshot without to-many destinations: what a store's row makes. (A defaulted `toMany`
+    /// argument built an empty dictionary for every row read.)
+    init(objectID: consuming NSManagedObjectID, layout: EntityLayout, slots: consuming SlotValues, version: Int64) {
         self.objectID = objectID
         self.layout = layout
         self.slots = slots
         self.version = version
-        if !toMany.isEmpty { self.toMany = toMany }
     }
 
     /// Persistent attributes and to-one destinations (as IDs) by name; a missing key means nil.

@@ -97,6 +97,21 @@ final class ManagedObjectState {
         self.values = layout.emptyValues
     }
 
+    /// Loads `snapshot`, of this state's layout, which holds persistent attributes only
+    /// (``EntityLayout/holdsOnlyAttributes``): its values become these (one buffer, shared), it
+    /// becomes the committed snapshot, and `snapshot` gets the previous one. What
+    /// ``NSManagedObject/load(_:in:)`` does for such an entity.
+    func loadAttributes(swapping snapshot: inout ObjectSnapshot?) {
+        guard let slots = snapshot?.slots else { return }
+        values = slots
+        changed.removeAll()
+        fetchedSnapshot = nil
+        swap(&committedSnapshot, &snapshot)
+        isFault = false
+        // Tested first: assigning a literal builds an empty dictionary even when it replaces one.
+        if !fetchedPropertyResults.isEmpty { fetchedPropertyResults = [:] }
+    }
+
     /// Whether no slot holds a value.
     var hasNoValues: Bool {
         // Values never written still share the layout's empty buffer: no need to look at them.

@@ -18,6 +18,15 @@ extension NSManagedObject {
     /// The snapshot's values become the object's as they are (one buffer, shared until the
     /// first change), so loading an object of attributes costs no per-attribute work.
     func load(_ snapshot: consuming ObjectSnapshot, in context: NSManagedObjectContext) {
+        // The common case, an entity of attributes loading into its state (a fault's, or a
+        // loaded object's being refreshed): the state is written unretained and the snapshot
+        // moved in (the general path below retained the state, the layout and the values).
+        if let state = state.map(Unmanaged.passUnretained),
+           state._withUnsafeGuaranteedRef({ $0.layout === snapshot.layout && $0.layout.holdsOnlyAttributes }) {
+            var loaded: ObjectSnapshot? = consume snapshot
+            state._withUnsafeGuaranteedRef { $0.loadAttributes(swapping: &loaded) }
+            return
+        }
         let layout = snapshot.layout
         let state: ManagedObjectState
         if let existing = self.state, existing.layout === layout {
@@ -34,7 +43,7 @@ extension NSManagedObject {
             }
             self.state = state
         }
-        if layout.transientSlots.isEmpty && layout.relationshipSlots.isEmpty {
+        if layout.holdsOnlyAttributes {
             state.values = snapshot.slots
         } else {
             let current = state.values

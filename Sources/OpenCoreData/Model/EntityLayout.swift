@@ -39,6 +39,9 @@ final class EntityLayout: @unchecked Sendable {
     let transientSlots: [Int]
     /// The slots of persistent attributes, in order.
     let persistentAttributeSlots: [Int]
+    /// Whether every slot is a persistent attribute (no relationship, nothing transient): a
+    /// snapshot's values are then the object's as they are.
+    var holdsOnlyAttributes: Bool { transientSlots.isEmpty && relationshipSlots.isEmpty }
     /// Every slot empty: new objects, faults and snapshots filled by name start from this buffer
     /// (shared until written); rows decoded or built slot by slot start from
     /// ``makeEmptyValues()``.

@@ -213,7 +213,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
                 }
             }
         }
-        var snapshot = ObjectSnapshot(objectID: objectID, layout: rows.layout, slots: slots, version: version)
+        var snapshot = ObjectSnapshot(objectID: consume objectID, layout: rows.layout, slots: consume slots, version: version)
         for (name, value) in byName { snapshot[name] = value }
         return snapshot
     }
