@@ -204,7 +204,7 @@ extension NSManagedObject: KeyValueCoding {
     @inline(__always)
     func read(slot: Int) -> Any? {
         if case .some(let value) = loadedAttribute(at: slot) { return value }
-        if state?.isFault ?? true, !isTransient(slot: slot) {
+        if state?.isFault ?? true, !withLayout({ $0.isTransient[slot] }) {
             fireFaultIfNeeded()
             // The first read of a fault, as common as the others: the fast path again.
             if case .some(let value) = loadedAttribute(at: slot) { return value }
@@ -235,12 +235,6 @@ extension NSManagedObject: KeyValueCoding {
         }
     }
 
-    /// Whether `slot` of ``layout`` is transient, read as ``rule(ofSlot:)`` reads it.
-    @inline(__always)
-    private func isTransient(slot: Int) -> Bool {
-        guard let state = state.map(Unmanaged.passUnretained) else { return entity.layout.isTransient[slot] }
-        return state._withUnsafeGuaranteedRef { $0.layout.isTransient[slot] }
-    }
 
     /// The destinations of a to-many relationship as stored (fault already fired by the caller);
     /// a relationship fault is read from the store first.

@@ -89,8 +89,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// The ``SlotRule`` of `slot` in ``layout``, read as ``exactType(ofSlot:)`` reads it.
     @inline(__always)
     final func rule(ofSlot slot: Int) -> SlotRule {
-        guard let state = state.map(Unmanaged.passUnretained) else { return entity.layout.rules[slot] }
-        return state._withUnsafeGuaranteedRef { $0.layout.rules[slot] }
+        withLayout { $0.rules[slot] }
+    }
+
+    /// `body` of ``layout``, read without retaining the state or the layout (two atomic
+    /// operations each): the object holds its state, and `body` must not replace it.
+    @inline(__always)
+    final func withLayout<Result>(_ body: (EntityLayout) -> Result) -> Result {
+        guard let state = state.map(Unmanaged.passUnretained) else { return body(entity.layout) }
+        return state._withUnsafeGuaranteedRef { body($0.layout) }
     }
 
     /// ``slot(forKey:)`` when the object's layout has no slot for `key`: the entity's layout may
@@ -293,6 +300,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// Sets the default value of each transient attribute that has one, as Core Data does when
     /// a fault created without values first loads.
     func applyTransientDefaultValues() {
+        // Most entities have no transient property: nothing retained to find that out.
+        if withLayout({ $0.transientSlots.isEmpty }) { return }
         let layout = self.layout
         for slot in layout.transientSlots {
             if !layout.defaultValues[slot].isNone { putSlotValue(layout.defaultValues[slot], at: slot) }
