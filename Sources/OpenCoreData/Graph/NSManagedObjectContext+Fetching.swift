@@ -181,8 +181,10 @@ extension NSManagedObjectContext {
     /// The registry is read once for all snapshots and the new faults registered together
     /// (two locks per fetch, not two per object).
     func register<T>(_ snapshots: consuming [ObjectSnapshot], _ request: NSFetchRequest<T>) -> [NSManagedObject] {
-        let objects = objects(with: snapshots.map(\.objectID))
         let returnsFaults = request.returnsObjectsAsFaults, includesValues = request.includesPropertyValues
+        // With the rows, every new fault is loaded below or keeps its row to fire from: none is
+        // a batch-faulting candidate (the batch would skip it), so none is recorded as one.
+        let objects = objects(with: snapshots.map(\.objectID), recordingPendingFaults: !includesValues)
         let refreshes = request.shouldRefreshRefetchedObjects
         // By position: iterating the snapshots would copy each one (retaining its references)
         // before it is copied again where it goes.

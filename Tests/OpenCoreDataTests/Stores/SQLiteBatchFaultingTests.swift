@@ -23,6 +23,30 @@ import Testing
         #expect(employees.allSatisfy { !$0.isFault })
     }
 
+    @Test func fetchedFaultsFireFromTheirRowsAndFaultsWithoutRowsInBatches() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let count = BatchFaulting.defaultBatchSize + 10
+        try fixture.company.insertDepartment("Big", budget: 1, employees: (0..<count).map { ("E\($0)", Int64($0)) })
+        fixture.forgetCachedRows()
+
+        // With their rows (the default), the faults fire without a statement, whatever their number.
+        let withRows = fixture.context()
+        let fetched = try withRows.fetch(fixture.request("Employee"))
+        #expect(fetched.count == count && fetched.allSatisfy(\.isFault))
+        #expect(fixture.selects { fetched.map { $0.value(forKey: "salary") as? Int64 } }.statements.isEmpty)
+
+        // Without them, the faults are batch-faulting candidates: they fire in batches.
+        fixture.forgetCachedRows()
+        let withoutRows = fixture.context()
+        let request = fixture.request("Employee")
+        request.includesPropertyValues = false
+        let faults = try withoutRows.fetch(request)
+        fixture.forgetCachedRows()   // whatever the fetch read
+        let (salaries, statements) = fixture.selects { faults.compactMap { $0.value(forKey: "salary") as? Int64 } }
+        #expect(salaries.count == count)
+        #expect(statements.count == 2, "\(count) faults fire in batches of \(BatchFaulting.defaultBatchSize)")
+    }
+
     @Test func aBatchSkipsLoadedObjectsAndOtherEntities() throws {
         let fixture = try SQLiteStatementFixture()
         let context = fixture.context()
