@@ -72,7 +72,7 @@ final class ObjectRegistry {
                 // Read unretained: `objects` holds it (and `displaced` does before `objects`
                 // lets it go). Retaining it cost an atomic retain and release per object.
                 let fresh = Unmanaged.passUnretained(objects[index])
-                fresh._withUnsafeGuaranteedRef { object in
+                _ = fresh._withUnsafeGuaranteedRef { object in
                     // One probe: a new ID gets `fresh`, a live object already there stays.
                     entries.update(object.objectID) { entry in
                         guard let entry, entry.toOpaque() != fresh.toOpaque() else { return fresh }

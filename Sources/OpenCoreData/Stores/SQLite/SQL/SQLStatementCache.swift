@@ -27,7 +27,7 @@ final class SQLStatementCache: @unchecked Sendable {   // `lock` guards `templat
     /// How many shapes the cache holds before it starts over.
     let capacity: Int
     private let lock = NSLock()
-    private var templates: [String: Template] = [:]
+    private var templates: [[UInt8]: Template] = [:]
     /// Compilations the cache answered and those it could not, for tests.
     private var hits = 0, misses = 0
 
