@@ -160,8 +160,14 @@ func ratioGoal(_ workload: inout WorkloadResult, _ limit: Double) {
 
 /// `count(*)` and the sums of `columns` of the item table, folded into one number, to compare
 /// what engines wrote.
+///
+/// Waits out a busy database: the engine that wrote may still be closing its connections on
+/// another thread (W7's private-queue contexts let their store go on their queues), and the
+/// last close checkpoints the WAL under an exclusive lock. A run reported "database is locked"
+/// here once.
 func itemChecksum(_ url: URL, columns: [String] = ["ZA0", "ZA5", "ZA9"]) throws -> Int64 {
     let db = try RawDatabase(path: url.path)
+    db.retryWhenBusy()
     let statement = try db.prepare("SELECT count(*), \(columns.map { "total(\($0))" }.joined(separator: ", ")) FROM ZITEM")
     _ = try statement.step()
     var checksum = statement.int64(0) &* 1_000_003
