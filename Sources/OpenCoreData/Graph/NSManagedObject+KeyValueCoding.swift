@@ -235,7 +235,6 @@ extension NSManagedObject: KeyValueCoding {
         }
     }
 
-
     /// The destinations of a to-many relationship as stored (fault already fired by the caller);
     /// a relationship fault is read from the store first.
     func toManyList(_ key: String) -> ObjectList {
