@@ -159,8 +159,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
     /// them retained cost a retain and a release per row read.
     @inline(__always)
     private func unretainedRows(number: Int64) -> Unmanaged<EntityRows>? {
-        if let onlyEntity, onlyEntity.number == number { return Unmanaged.passUnretained(onlyEntity.rows) }
-        return entityRows[number].map(Unmanaged.passUnretained)
+        rows(number: number).map(Unmanaged.passUnretained)
     }
 
     /// ``snapshot(at:store:decoding:reusing:objectID:)`` for a row of the entity `rows` reads.
