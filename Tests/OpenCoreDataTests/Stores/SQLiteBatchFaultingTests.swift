@@ -47,6 +47,37 @@ import Testing
         #expect(statements.count == 2, "\(count) faults fire in batches of \(BatchFaulting.defaultBatchSize)")
     }
 
+    @Test func refetchingRefreshesLoadedObjectsOnlyWhenAsked() throws {
+        let fixture = try SQLiteStatementFixture()
+        let reader = fixture.context()
+        let loaded = try reader.fetch(fixture.request("Employee"))
+        let salaries = loaded.map { $0.value(forKey: "salary") as? Int64 }
+        // Another context raises every salary and saves.
+        let writer = fixture.context()
+        for employee in try writer.fetch(fixture.request("Employee")) {
+            employee.setValue((employee.value(forKey: "salary") as? Int64 ?? 0) + 1000, forKey: "salary")
+        }
+        try writer.save()
+        // One of the reader's objects has an unsaved change of its own.
+        loaded[0].setValue("Changed", forKey: "name")
+
+        // A plain refetch keeps the loaded objects' values.
+        _ = try reader.fetch(fixture.request("Employee"))
+        #expect(loaded.map { $0.value(forKey: "salary") as? Int64 } == salaries)
+
+        // Asked to refresh, it loads the new rows into unchanged objects; a changed one keeps its values.
+        let refreshing = fixture.request("Employee")
+        refreshing.shouldRefreshRefetchedObjects = true
+        let refetched = try reader.fetch(refreshing)
+        #expect(Set(refetched.map(ObjectIdentifier.init)) == Set(loaded.map(ObjectIdentifier.init)), "the same objects")
+        #expect(loaded[0].value(forKey: "name") as? String == "Changed")
+        #expect(loaded[0].value(forKey: "salary") as? Int64 == salaries[0])
+        for (employee, old) in zip(loaded.dropFirst(), salaries.dropFirst()) {
+            #expect(employee.value(forKey: "salary") as? Int64 == (old ?? 0) + 1000)
+            #expect(!employee.hasChanges && !employee.isFault)
+        }
+    }
+
     @Test func aBatchSkipsLoadedObjectsAndOtherEntities() throws {
         let fixture = try SQLiteStatementFixture()
         let context = fixture.context()
