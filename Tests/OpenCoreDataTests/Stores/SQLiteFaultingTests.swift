@@ -137,4 +137,65 @@ struct SQLiteFaultingTests {
         #expect(all.found.map(\.objectID) == [employees[4], employees[1]] && all.missing.isEmpty)
         #expect(cache.hits == 5 && cache.misses == 5)
     }
+
+    @Test("A removed row's place stays empty until the ring of the row cache comes round to it")
+    func rowCacheRemovalLeavesAPlace() {
+        let (_, employees, _) = ids(5)
+        let cache = SQLiteRowCache(capacity: 3)
+        for id in employees[..<3] { cache.insert(contentsOf: [ObjectSnapshot(objectID: id, version: 1)]) }
+        cache.remove([employees[1]])
+        #expect(cache.count == 2 && !cache.contains(employees[1]))
+        // The ring is full: the next row takes the oldest place (employee 0's), not the empty one.
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[3], version: 1)])
+        #expect(cache.count == 2 && !cache.contains(employees[0]) && cache.contains(employees[2]))
+        // The one after takes the empty place, evicting nothing.
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[4], version: 1)])
+        #expect(cache.count == 3)
+        #expect(cache.lookUp(employees).found.map(\.objectID) == [employees[2], employees[3], employees[4]])
+    }
+
+    /// The ring and its index against a plain model of them, over a long run of insertions,
+    /// re-insertions and removals: every key the model holds is found at its latest version, and
+    /// no other. (Evictions leave removed buckets in the index and rebuild it: a key lost or kept
+    /// in either would show.)
+    @Test("The row cache's index stays consistent with its ring under churn")
+    func rowCacheChurn() {
+        let (_, employees, _) = ids(64)
+        let capacity = 16
+        let cache = SQLiteRowCache(capacity: capacity)
+        var ring: [Int?] = []
+        var next = 0
+        var versions: [Int: Int64] = [:]
+        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
+        for step in 0..<5_000 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let employee = Int(seed >> 33) % employees.count
+            if seed & 0xF == 0 {
+                cache.remove([employees[employee]])
+                if let place = ring.firstIndex(of: employee) { ring[place] = nil }
+                versions[employee] = nil
+            } else {
+                let version = Int64(step)
+                cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[employee], version: version)])
+                if versions[employee] == nil {
+                    if ring.count < capacity {
+                        ring.append(employee)
+                    } else {
+                        if let evicted = ring[next] { versions[evicted] = nil }
+                        ring[next] = employee
+                        next = (next + 1) % capacity
+                    }
+                }
+                versions[employee] = version
+            }
+        }
+        #expect(cache.count == versions.count)
+        let (found, missing) = cache.lookUp(employees)
+        #expect(Set(found.map(\.objectID)) == Set(versions.keys.map { employees[$0] }))
+        #expect(missing.count == employees.count - versions.count)
+        for snapshot in found {
+            let employee = employees.firstIndex(of: snapshot.objectID) ?? -1
+            #expect(snapshot.version == versions[employee], "employee \(employee)")
+        }
+    }
 }
