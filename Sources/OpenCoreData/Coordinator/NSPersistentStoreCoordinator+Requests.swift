@@ -421,7 +421,7 @@ extension NSPersistentStoreCoordinator {
         var destinations: [(String, NSManagedObjectID)] = []
         let layout = snapshot.layout
         for slot in layout.relationshipSlots where layout.kinds[slot] == .toOne {
-            if case .other(let id as NSManagedObjectID) = snapshot.slots[slot] { destinations.append((layout.properties[slot].name, id)) }
+            if let id = snapshot.slots[slot].objectID { destinations.append((layout.properties[slot].name, id)) }
         }
         for (key, ids) in snapshot.toMany { destinations += ids.map { (key, $0) } }
         for (key, id) in destinations where !id.isTemporaryID && id.storeIdentifier != store.identifier {

@@ -44,12 +44,12 @@ package struct SnapshotRowBuilder {
     @inline(__always)
     package mutating func setDestination(_ destination: NSEntityDescription, primaryKey: Int64, at slot: Int) {
         if let last = lastDestination, last.slot == slot, last.id.entity === destination, last.primaryKey == primaryKey {
-            slots[slot] = .other(last.id)
+            slots[slot] = .objectID(last.id)
             return
         }
         let id = objectID(of: destination, primaryKey: primaryKey)
         lastDestination = (slot, primaryKey, id)
-        slots[slot] = .other(id)
+        slots[slot] = .objectID(id)
     }
 
     /// The ID of row `primaryKey` of `entity` in the builder's store.

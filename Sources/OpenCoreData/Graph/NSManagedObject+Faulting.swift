@@ -55,7 +55,7 @@ extension NSManagedObject {
                         .other(ObjectList(ids.map { context.object(with: $0) }))
                     } ?? .none
                 } else if let id = snapshot.slots[slot].objectID {
-                    state.values[slot] = .other(context.object(with: id))
+                    state.values[slot] = .object(context.object(with: id))
                 }
             }
         }
@@ -115,7 +115,7 @@ extension NSManagedObject {
                 guard !isToManyFault(name) else { continue }
                 snapshot.toMany[name] = toManyList(at: slot).objects.map(\.objectID)
             } else if let destination = snapshot.slots[slot].any() as? NSManagedObject {
-                snapshot.slots[slot] = .other(destination.objectID)
+                snapshot.slots[slot] = .objectID(destination.objectID)
             }
         }
         return snapshot

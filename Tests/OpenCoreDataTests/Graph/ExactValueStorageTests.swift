@@ -69,4 +69,29 @@ import Testing
         }
         #expect(text == "abc")
     }
+
+    /// Object IDs have their own case (a snapshot's to-one destinations), other values a boxed
+    /// one, and each comes back out as it went in: a slot stays 24 bytes.
+    @Test func idsAndOtherValuesRoundTrip() {
+        #expect(MemoryLayout<SlotValue>.stride <= 24, "a slot holds no 32-byte existential inline")
+        let object = Self.object()
+        let id = object.objectID
+        guard case .objectID(let stored) = SlotValue(some: id) else {
+            Issue.record("an object ID reads as .objectID")
+            return
+        }
+        #expect(stored === id)
+        #expect(SlotValue(some: id).objectID === id)
+        #expect(SlotValue.object(object).any() as? NSManagedObject === object)
+        #expect(SlotValue.object(object).objectID == nil, "an object is not an ID")
+        let data = Data([1, 2, 3])
+        guard case .other = SlotValue(some: data) else {
+            Issue.record("Data reads as .other")
+            return
+        }
+        #expect(SlotValue(some: data).any() as? Data == data)
+        let amount = Decimal(string: "1.25") ?? 0
+        #expect(SlotValue(some: amount).any() as? Decimal == amount)
+        #expect(SlotValue(some: data).caseType == .other && SlotValue(some: id).caseType == .other)
+    }
 }

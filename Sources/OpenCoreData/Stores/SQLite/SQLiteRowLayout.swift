@@ -204,7 +204,7 @@ final class SQLiteRowLayout: @unchecked Sendable {
                         let id = toOne._withUnsafeGuaranteedRef { destination in
                             decoding.destination(destination, primaryKey: sqlite3_value_int64(cell), column: step.column)
                         }
-                        (base + step.slot).initialize(to: .other(id))
+                        (base + step.slot).initialize(to: .objectID(id))
                         continue
                     }
                     guard let value = try self.value(of: rows.fields[step.field], type: type, at: statement, store: store, decoding: &decoding) else { continue }
