@@ -203,11 +203,11 @@ extension NSManagedObject: KeyValueCoding {
     /// Reads the value in `slot` without access hooks, firing the fault for persistent properties.
     @inline(__always)
     func read(slot: Int) -> Any? {
-        if case .some(let value) = loadedAttribute(at: slot) { return value }
+        if holdsLoadedAttribute(at: slot) { return loadedAttribute(at: slot) }
         if state?.isFault ?? true, !withLayout({ $0.isTransient[slot] }) {
             fireFaultIfNeeded()
             // The first read of a fault, as common as the others: the fast path again.
-            if case .some(let value) = loadedAttribute(at: slot) { return value }
+            if holdsLoadedAttribute(at: slot) { return loadedAttribute(at: slot) }
         }
         // The state exists once the fault fired (or the object is new): read its layout once.
         let layout = state?.layout ?? self.layout
@@ -223,15 +223,22 @@ extension NSManagedObject: KeyValueCoding {
         }
     }
 
-    /// The value of a loaded object's attribute at `slot`, the common case of ``read(slot:)``;
-    /// `.none` for a fault or a relationship. The state is read once, not retained (the object
-    /// holds it, and nothing here replaces it).
+    /// Whether `slot` is an attribute of a loaded object: the common case of ``read(slot:)``,
+    /// read by ``loadedAttribute(at:)``. The state is read unretained (the object holds it,
+    /// and nothing here replaces it).
     @inline(__always)
-    private func loadedAttribute(at slot: Int) -> Any?? {
-        guard let state = state.map(Unmanaged.passUnretained) else { return .none }
-        return state._withUnsafeGuaranteedRef { state in
-            guard !state.isFault, state.layout.kinds[slot] == .attribute else { return .none }
-            return .some(state.values[slot].any())
+    private func holdsLoadedAttribute(at slot: Int) -> Bool {
+        guard let state = state.map(Unmanaged.passUnretained) else { return false }
+        return state._withUnsafeGuaranteedRef { !$0.isFault && $0.layout.kinds[slot] == .attribute }
+    }
+
+    /// The value in `slot` of the loaded object's state (``holdsLoadedAttribute(at:)``), read
+    /// in place (``SlotValue/anyInPlace()``). Returned as `Any?`, not wrapped in another
+    /// optional for "not loaded": unwrapping that moved the existential again.
+    @inline(__always)
+    private func loadedAttribute(at slot: Int) -> Any? {
+        Unmanaged.passUnretained(state.unsafelyUnwrapped)._withUnsafeGuaranteedRef { state in
+            state.values.withUnsafeBufferPointer { $0[slot].anyInPlace() }
         }
     }
 
