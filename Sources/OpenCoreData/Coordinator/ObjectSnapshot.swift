@@ -113,7 +113,7 @@ public struct ObjectSnapshot: @unchecked Sendable {
     public var values: [String: Any] {
         get {
             var result = extras
-            for slot in 0..<layout.count { if let value = slots[slot].any() { result[layout.properties[slot].name] = value } }
+            for slot in 0..<layout.count { if let value = slots[slot].anyInPlace() { result[layout.properties[slot].name] = value } }
             return result
         }
         set {
@@ -127,7 +127,7 @@ public struct ObjectSnapshot: @unchecked Sendable {
     /// named `key`; nil when it has none.
     public subscript(key: String) -> Any? {
         get {
-            if let slot = layout.slot(forKey: key) { return slots[slot].any() }
+            if let slot = layout.slot(forKey: key) { return slots[slot].anyInPlace() }
             return side?.extras[key]
         }
         set {

@@ -213,7 +213,7 @@ extension NSManagedObject: KeyValueCoding {
         let layout = state?.layout ?? self.layout
         switch layout.kinds[slot] {
         case .attribute:
-            return state?.values[slot].any()
+            return state?.values[slot].anyInPlace()
         case .toOne:
             return storedValue(at: slot) as? NSManagedObject
         case .toMany:

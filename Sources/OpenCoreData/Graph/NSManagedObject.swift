@@ -123,7 +123,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// (`NSManagedObject`) or a to-many ``ObjectList`` (nil: empty, or a relationship fault:
     /// see ``isToManyFault(_:)``). No fault firing, no hooks.
     @inline(__always)
-    func storedValue(at slot: Int) -> Any? { state?.values[slot].any() }
+    func storedValue(at slot: Int) -> Any? { state?.values[slot].anyInPlace() }
 
     /// ``storedValue(at:)`` as the slot holds it.
     @inline(__always)

@@ -101,31 +101,9 @@ enum SlotValue {
         }
     }
 
-    /// The value as `Any?`, of the type it was stored with.
-    ///
-    /// Consuming: the payload moves into the existential, so a slot read out of its buffer
-    /// (`values[slot].any()`) is copied once, not copied again and then destroyed.
-    @inline(__always)
-    consuming func any() -> Any? {
-        switch consume self {
-        case .none: nil
-        case .int64(let value): value
-        case .int32(let value): value
-        case .int16(let value): value
-        case .double(let value): value
-        case .float(let value): value
-        case .bool(let value): value
-        case .date(let value): value
-        case .string(let value): value
-        case .objectID(let value): value
-        case .object(let value): value
-        case .other(let value): value
-        }
-    }
-
-    /// ``any()`` of a value left where it is (in a slot buffer): the case is matched in place
-    /// and only its payload copied, not the whole enum first (an outlined copy of about 40
-    /// instructions a read).
+    /// The value as `Any?`, of the type it was stored with, read where it is (a slot of a
+    /// buffer): the case is matched in place and only its payload copied, not the whole enum
+    /// first (an outlined copy of about 40 instructions a read).
     @inline(__always)
     borrowing func anyInPlace() -> Any? {
         switch self {
@@ -143,6 +121,10 @@ enum SlotValue {
         case .other(let value): value
         }
     }
+
+    /// ``anyInPlace()`` of a value the caller gives up (a change's old value, say).
+    @inline(__always)
+    consuming func any() -> Any? { anyInPlace() }
 
     /// The value of an inline case as a `T`, which must be its exact type (``inlineType`` is
     /// `T`'s; no runtime cast). Returns `T`, not `T?`: generic code that runs unspecialized

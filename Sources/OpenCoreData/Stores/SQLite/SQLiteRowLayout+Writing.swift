@@ -50,7 +50,7 @@ extension SQLiteRowLayout {
                             default: break
                             }
                         }
-                        try append(slots[step.slot].any(), of: fields[step.field], store: store, into: &values)
+                        try append(slots[step.slot].anyInPlace(), of: fields[step.field], store: store, into: &values)
                     } else {
                         try append(snapshot[fields[step.field].name], of: fields[step.field], store: store, into: &values)
                     }
