@@ -1,13 +1,13 @@
 import Foundation
 
 /// One slot's value in an object or a snapshot (``SlotValues``): the attribute types' common
-/// Swift values inline, anything else in an existential.
+/// Swift values and to-one destinations inline, anything else in a boxed existential.
 ///
 /// An `Any?` slot costs the runtime's value witnesses on every copy and destroy, even for an
 /// `Int64` held inline (an indirect call through the value's type metadata, about 70
 /// instructions a copy); these cases copy as plain bits (or one retain, for a `String`). Values
 /// keep their exact Swift type: an `Int64` stays ``int64(_:)``, an `Int` set on an attribute
-/// that doesn't convert it stays `.other(Int)`, so ``any()`` gives back what was stored.
+/// that doesn't convert it stays `.other(Int)`, so ``anyInPlace()`` gives back what was stored.
 enum SlotValue {
     case none
     case int64(Int64)
