@@ -66,9 +66,9 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// keeps accesses from overlapping).
     private let lock = NSLock()
     /// The entries in the order they were first cached, from `next` on once it is full:
-    /// ``capacity`` places, the first `filled` of them initialized. (Memory the ring has not
-    /// reached yet is not touched, so it takes no pages; an array would be retained around
-    /// each probe of the index, which reads the ring.)
+    /// ``capacity`` places, the first `filled` of them initialized. (Places the ring has not
+    /// reached are not touched, so a store that caches few rows uses little of them; an array
+    /// would be retained around each probe of the index, which reads the ring.)
     private let ring: UnsafeMutablePointer<Entry>
     @exclusivity(unchecked) private var filled = 0
     /// The place the next new row takes once the ring is full: the oldest one.
