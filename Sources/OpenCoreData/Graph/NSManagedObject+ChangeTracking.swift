@@ -97,7 +97,7 @@ extension NSManagedObject {
             let relationship = unsafeDowncast(layout.properties[slot], to: NSRelationshipDescription.self)
             return relationship.isOrdered ? current != old : Set(current) != Set(old)
         case .toOne:
-            let current = (state.values[slot].anyInPlace() as? NSManagedObject)?.objectID
+            let current = state.values[slot].destination?.objectID
             guard let committed else { return current != nil }
             return current != committed[layout.properties[slot].name] as? NSManagedObjectID
         case .attribute:

@@ -114,7 +114,7 @@ extension NSManagedObject {
                 // A relationship fault is unchanged: the store keeps what it has.
                 guard !isToManyFault(name) else { continue }
                 snapshot.toMany[name] = toManyList(at: slot).objects.map(\.objectID)
-            } else if let destination = snapshot.slots[slot].anyInPlace() as? NSManagedObject {
+            } else if let destination = snapshot.slots[slot].destination {
                 snapshot.slots[slot] = .objectID(destination.objectID)
             }
         }

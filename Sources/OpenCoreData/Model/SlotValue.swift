@@ -220,6 +220,18 @@ func exactInstance<T: AnyObject>(_ value: Any, of type: T.Type) -> T? {
 }
 
 extension SlotValue {
+    /// The value as a managed object (a to-one destination in an object), nil for anything
+    /// else: ``object(_:)`` without a runtime cast, another value through `as?` (a destination
+    /// set through ``init(some:)`` is ``other(_:)``).
+    @inline(__always)
+    var destination: NSManagedObject? {
+        switch self {
+        case .object(let object): object
+        case .other(let value): value as? NSManagedObject
+        default: nil
+        }
+    }
+
     /// The value as an object ID (a to-one destination in a snapshot), nil for anything else.
     @inline(__always)
     var objectID: NSManagedObjectID? {

@@ -84,6 +84,9 @@ import Testing
         #expect(SlotValue(some: id).objectID === id)
         #expect(SlotValue.object(object).any() as? NSManagedObject === object)
         #expect(SlotValue.object(object).objectID == nil, "an object is not an ID")
+        #expect(SlotValue.object(object).destination === object)
+        #expect(SlotValue(some: object).destination === object, "a destination set through init(some:) is found too")
+        #expect(SlotValue(some: id).destination == nil, "an ID is not a destination object")
         let data = Data([1, 2, 3])
         guard case .other = SlotValue(some: data) else {
             Issue.record("Data reads as .other")
