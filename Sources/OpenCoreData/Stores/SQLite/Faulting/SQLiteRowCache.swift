@@ -218,7 +218,9 @@ final class SQLiteRowCache: @unchecked Sendable {
         let isFull = filled == capacity
         let position = isFull ? next : filled
         // The evicted row leaves the index first: its place in the table may be the one the
-        // new key takes.
+        // new key takes. So the new key is probed again below rather than placed where
+        // `position(of:)` ended: removing the evicted key may empty a bucket on that probe's
+        // path, and a key placed past an empty bucket could not be found.
         if isFull, let evicted = ring[position].key { removePlace(of: evicted) }
         let probe = Probe(key, in: ring)
         let (index, _) = places.insertionIndex(for: probe)
