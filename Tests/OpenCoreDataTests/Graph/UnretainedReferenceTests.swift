@@ -165,25 +165,31 @@ private func referenceToFreedTarget() -> UnretainedBox<Target> {
     /// Readers on other threads see the object or nil, never a freed one, while its last strong
     /// reference goes: each reader reads until it sees nil, which it must once the object is
     /// freed. (A read of a freed object would crash or read a wrong number.)
+    ///
+    /// The readers run on threads of their own, not on Dispatch's global queue: that queue has
+    /// as many workers as cores, so on a two-core machine with other tests' work on one worker,
+    /// the first reader could spin on the other while the second never started, and the release
+    /// that ends the spin waited for the second to start.
     @Test func readsRaceTheLastReleaseSafely() {
         for round in 0..<50 {
             var target: Target? = Target(round)
             let box = UnretainedBox(target)
-            let started = DispatchSemaphore(value: 0)
-            let group = DispatchGroup()
+            let started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
             let wrongReads = Locked(0)
             for _ in 0..<2 {
-                DispatchQueue.global().async(group: group) {
+                Thread {
                     started.signal()
                     while let seen = box.object {
                         if seen.number != round { wrongReads.withLock { $0 += 1 } }
                     }
-                }
+                    finished.signal()
+                }.start()
             }
             started.wait()
             started.wait()
             target = nil
-            group.wait()
+            finished.wait()
+            finished.wait()
             #expect(target == nil && box.object == nil)
             #expect(wrongReads.withLock { $0 } == 0)
         }
