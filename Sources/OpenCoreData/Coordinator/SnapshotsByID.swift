@@ -18,9 +18,9 @@ struct SnapshotsByID: Sequence {
             self.key = key
             self.position = position
         }
-        var hashBits: UInt64 { key?.mixedBits ?? 0 }
+        var hashBits: UInt64 { key?.probeBits ?? 0 }
         func holds(_ key: ObjectIDKey) -> Bool { self.key == key }
-        static func hashBits(of key: ObjectIDKey) -> UInt64 { key.mixedBits }
+        static func hashBits(of key: ObjectIDKey) -> UInt64 { key.probeBits }
     }
 
     private var snapshots: [ObjectSnapshot] = []

@@ -93,6 +93,12 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
         return found ? index : nil
     }
 
+    /// How far the occupied bucket at `index` is from its key's home bucket: the buckets a
+    /// lookup of that key passes (for tests of how keys spread).
+    func distanceFromHome(_ index: Int) -> Int {
+        (index &- home(buckets[index].hashBits)) & (buckets.count &- 1)
+    }
+
     /// The bucket holding `key`, or the bucket where it would go: the first tombstone the probe
     /// passed, else the empty bucket that ended it (buckets not empty).
     @inline(__always)

@@ -52,11 +52,23 @@ struct ObjectIDKey: Hashable, Sendable {
         (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ space
     }
 
-    /// The three words folded into one for a table that keeps runs of eight consecutive
-    /// primary keys together (``ObjectTable``): the primary key's low three bits as they are,
-    /// above them everything else folded as ``mixedBits`` folds it.
+    /// The three words folded into one for a ``LinearProbingTable``, which multiplies its keys'
+    /// bits by the golden-ratio constant and keeps the high bits (Fibonacci hashing): the
+    /// primary key (or the temporary UUID's first half) plus an offset for the rest.
+    ///
+    /// Not ``mixedBits``: Fibonacci hashing spreads consecutive integers evenly over the table,
+    /// but not integers already multiplied by the same constant and then XORed with the store
+    /// and entity. With those, 5,000 consecutive primary keys took 2 to 46 probes each on
+    /// average to insert, depending only on the store's number; with these, about 1.1.
+    var probeBits: UInt64 {
+        first &+ (second ^ space) &* 0xC2B2_AE3D_27D4_EB4F
+    }
+
+    /// ``probeBits`` for a table that keeps runs of eight consecutive primary keys together
+    /// (``ObjectTable``): the primary key's low three bits as they are, above them the rest of
+    /// the key plus the offset.
     var runBits: UInt64 {
-        ((first >> 3) &* 0x9E37_79B9_7F4A_7C15 ^ second &* 0xC2B2_AE3D_27D4_EB4F ^ space) << 3 | first & 7
+        ((first >> 3) &+ (second ^ space) &* 0xC2B2_AE3D_27D4_EB4F) << 3 | first & 7
     }
 
     /// One word for the hasher instead of three.

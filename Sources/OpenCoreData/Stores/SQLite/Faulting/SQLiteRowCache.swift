@@ -33,7 +33,8 @@ final class SQLiteRowCache: @unchecked Sendable {
         var readTime: TimeInterval = 0
     }
 
-    /// Where the index keeps a key: 32 of its hash bits and its place in the ring.
+    /// Where the index keeps a key: the low 32 bits of its ``ObjectIDKey/probeBits`` and its
+    /// place in the ring.
     private struct Place: ProbingBucket {
         var bits: UInt32 = 0
         var position: Int32 = 0
@@ -57,7 +58,7 @@ final class SQLiteRowCache: @unchecked Sendable {
         let ring: UnsafePointer<Entry>
         init(_ key: ObjectIDKey, in ring: UnsafePointer<Entry>) {
             self.key = key
-            bits = UInt32(truncatingIfNeeded: key.mixedBits >> 32)
+            bits = UInt32(truncatingIfNeeded: key.probeBits)
             self.ring = ring
         }
     }
