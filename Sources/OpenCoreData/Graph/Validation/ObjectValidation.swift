@@ -32,10 +32,11 @@ enum ObjectValidation {
         switch phase {
         case .insert, .update:
             let layout = object.layout
-            // A plain NSManagedObject overrides neither `value(forKey:)` nor
-            // `validateValue(_:forKey:)`: its values are read and checked by slot.
-            // (Only with a frozen model: an editable one may have changed since the layout was made.)
-            let isPlain = type(of: object) == NSManagedObject.self && object.entity.hasFrozenLayout
+            // An object whose class overrides none of the methods `value(forKey:)` runs and
+            // `validateValue(_:forKey:)` (NSManagedObject, most subclasses) would get the
+            // answers its slots hold: its values are read and checked by slot. (Only with a
+            // frozen model: an editable one may have changed since the layout was made.)
+            let isPlain = object.entity.hasFrozenLayout && !KeyValueOverrides.overridesValueAccess(type(of: object))
             // A plain object's attribute values are checked in its value buffer, read once.
             if isPlain { object.fireFaultIfNeeded() }
             let values = isPlain ? object.state?.values : nil
