@@ -61,17 +61,29 @@ extension PredicateParser {
         return try parse(&self)
     }
 
-    /// The bitwise operators by binding strength, loosest first.
-    private static let bitwiseLevels: [[String: String]] = [
-        ["|": "bitwiseOr:with:"], ["^": "bitwiseXor:with:"], ["&": "bitwiseAnd:with:"],
-        ["<<": "leftshift:by:", ">>": "rightshift:by:"],
-    ]
+    /// How many levels of bitwise operators there are (see ``bitwiseFunction(_:level:)``).
+    private static let bitwiseLevelCount = 4
+
+    /// The function of bitwise operator `symbol` at binding level `level` (loosest first: `|`,
+    /// `^`, `&`, then `<<` and `>>`), nil when it is not one of that level. A switch over
+    /// literals, not a dictionary: every operand passes each level once and compares the symbol
+    /// after it, and hashing a string costs more than comparing it with a few small ones.
+    private static func bitwiseFunction(_ symbol: String, level: Int) -> String? {
+        switch (level, symbol) {
+        case (0, "|"): return "bitwiseOr:with:"
+        case (1, "^"): return "bitwiseXor:with:"
+        case (2, "&"): return "bitwiseAnd:with:"
+        case (3, "<<"): return "leftshift:by:"
+        case (3, ">>"): return "rightshift:by:"
+        default: return nil
+        }
+    }
 
     /// One level of the bitwise operators, left-associative; past the last level, `additive`.
     private mutating func bitwise(_ level: Int) throws -> NSExpression {
-        guard level < Self.bitwiseLevels.count else { return try additive() }
+        guard level < Self.bitwiseLevelCount else { return try additive() }
         var left = try bitwise(level + 1)
-        while case .symbol(let symbol) = current.kind, let function = Self.bitwiseLevels[level][symbol] {
+        while case .symbol(let symbol) = current.kind, let function = Self.bitwiseFunction(symbol, level: level) {
             let operatorToken = current
             advance()
             let right = try operand(after: operatorToken) { try $0.bitwise(level + 1) }
@@ -80,12 +92,29 @@ extension PredicateParser {
         return left
     }
 
-    private static let additiveFunctions = ["+": "add:to:", "-": "from:subtract:"]
-    private static let productFunctions = ["*": "multiply:by:", "/": "divide:by:", "%": "modulus:by:"]
+    /// The function of additive operator `symbol`, nil for another symbol (a switch, as in
+    /// ``bitwiseFunction(_:level:)``).
+    private static func additiveFunction(_ symbol: String) -> String? {
+        switch symbol {
+        case "+": return "add:to:"
+        case "-": return "from:subtract:"
+        default: return nil
+        }
+    }
+
+    /// The function of multiplicative operator `symbol`, nil for another symbol.
+    private static func productFunction(_ symbol: String) -> String? {
+        switch symbol {
+        case "*": return "multiply:by:"
+        case "/": return "divide:by:"
+        case "%": return "modulus:by:"
+        default: return nil
+        }
+    }
 
     private mutating func additive() throws -> NSExpression {
         var left = try product()
-        while case .symbol(let symbol) = current.kind, let function = Self.additiveFunctions[symbol] {
+        while case .symbol(let symbol) = current.kind, let function = Self.additiveFunction(symbol) {
             let operatorToken = current
             advance()
             let right = try operand(after: operatorToken) { try $0.product() }
@@ -96,7 +125,7 @@ extension PredicateParser {
 
     private mutating func product() throws -> NSExpression {
         var left = try power()
-        while case .symbol(let symbol) = current.kind, let function = Self.productFunctions[symbol] {
+        while case .symbol(let symbol) = current.kind, let function = Self.productFunction(symbol) {
             let operatorToken = current
             advance()
             let right = try operand(after: operatorToken) { try $0.power() }
