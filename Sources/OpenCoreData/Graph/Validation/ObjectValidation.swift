@@ -17,7 +17,9 @@ enum ObjectValidation {
     ///
     /// - insert and update: every attribute and relationship of the entity (inherited and
     ///   transient ones included) is read with `value(forKey:)` and passed through
-    ///   `object.validateValue(_:forKey:)`, so that subclass overrides run. Derived attributes
+    ///   `object.validateValue(_:forKey:)`, so that subclass overrides run (an object whose
+    ///   class overrides none of the methods involved is read from its slots, which give the
+    ///   same values; see ``KeyValueOverrides``). Derived attributes
     ///   (computed by the store) and fetched properties are skipped. The coerced values are not
     ///   written back. At update, a to-many relationship that is still a fault is skipped: it
     ///   holds what the store has, unchanged, and reading it would fire the fault (one store
