@@ -17,8 +17,16 @@
 ///   by every save that changes the object.
 public struct ObjectSnapshot: @unchecked Sendable {
     public var objectID: NSManagedObjectID {
-        didSet { if objectID.entity !== oldValue.entity { relayout() } }
+        get { id }
+        set {
+            let entity = id.entity
+            id = newValue
+            if newValue.entity !== entity { relayout() }
+        }
     }
+    /// ``objectID``'s storage (a stored property without observers, so that
+    /// ``holdsItsIDAlone()`` can ask whether it is the only reference).
+    private var id: NSManagedObjectID
     public var toMany: [String: [NSManagedObjectID]] {
         get { side?.toMany ?? [:] }
         _modify {
@@ -82,7 +90,7 @@ public struct ObjectSnapshot: @unchecked Sendable {
 
     public init(objectID: NSManagedObjectID, values: [String: Any] = [:],
                 toMany: [String: [NSManagedObjectID]] = [:], version: Int64 = 0) {
-        self.objectID = objectID
+        id = objectID
         self.layout = objectID.entity.layout
         self.slots = layout.emptyValues
         self.version = version
@@ -100,11 +108,15 @@ public struct ObjectSnapshot: @unchecked Sendable {
     /// A snapshot without to-many destinations: what a store's row makes. (A defaulted `toMany`
     /// argument built an empty dictionary for every row read.)
     init(objectID: consuming NSManagedObjectID, layout: EntityLayout, slots: consuming SlotValues, version: Int64) {
-        self.objectID = objectID
+        id = objectID
         self.layout = layout
         self.slots = slots
         self.version = version
     }
+
+    /// Whether this snapshot holds the only reference to its ID: no object, registry, fault or
+    /// other snapshot (as a to-one destination) refers to the row any more.
+    mutating func holdsItsIDAlone() -> Bool { isKnownUniquelyReferenced(&id) }
 
     /// Persistent attributes and to-one destinations (as IDs) by name; a missing key means nil.
     ///

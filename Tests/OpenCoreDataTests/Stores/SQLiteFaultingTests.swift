@@ -154,6 +154,27 @@ struct SQLiteFaultingTests {
         #expect(cache.lookUp(employees).found.map(\.objectID) == [employees[2], employees[3], employees[4]])
     }
 
+    /// A row whose ID nothing else holds (no object, registry entry, fault or other row) is
+    /// forgotten once `keptUnheld` newer rows were cached; a row whose ID is held stays until
+    /// the ring comes round to it. The forgotten rows' places stay empty.
+    @Test("The row cache forgets a row no one holds once enough newer rows were cached")
+    func rowCacheForgetsUnheldRows() {
+        let (store, held, entity) = ids(10)
+        let cache = SQLiteRowCache(capacity: 40, keptUnheld: 4)
+        // Rows 101...110 with IDs only the cache holds, each followed by a held row.
+        for index in 0..<10 {
+            cache.insert(contentsOf: [ObjectSnapshot(objectID: NSManagedObjectID(entity: entity, store: store, primaryKey: Int64(101 + index)), version: 1)])
+            cache.insert(contentsOf: [ObjectSnapshot(objectID: held[index], version: 1)])
+        }
+        // Each unheld row was forgotten four rows after it: 101...108 are gone; 109 and 110
+        // are among the last four rows and stay. Every held row stays.
+        let unheld = (101...110).map { NSManagedObjectID(entity: entity, store: store, primaryKey: Int64($0)) }
+        let (found, _) = cache.lookUp(unheld)
+        #expect(found.map(\.objectID) == Array(unheld[8...]))
+        #expect(cache.lookUp(held).found.count == 10)
+        #expect(cache.count == 12)
+    }
+
     /// The ring and its index against a plain model of them, over a long run of insertions,
     /// re-insertions and removals: every key the model holds is found at its latest version, and
     /// no other. (Evictions leave removed buckets in the index and rebuild it: a key lost or kept

@@ -57,6 +57,45 @@ import Testing
         #expect(try reader.fetch(request).isEmpty)
     }
 
+    /// Rows whose objects are gone (with their context) are forgotten once 128 newer rows were
+    /// cached, as Apple's row cache lets a row go with its last object; the rows of objects that
+    /// live stay.
+    @Test func rowsWhoseObjectsAreGoneAreForgottenAfterNewerRows() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let writer = fixture.context()
+        for index in 0..<300 {
+            let employee = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: writer)
+            employee.setValue(String(format: "E%03d", index), forKey: "name")
+            employee.setValue(Int64(index), forKey: "salary")
+        }
+        try writer.save()
+        writer.reset()
+        fixture.forgetCachedRows()
+
+        // The first hundred rows, read by a context that then goes with its objects. Their IDs
+        // are kept as URIs, which hold no ID.
+        let gone = try Self.readAndLetGo(fixture, salaries: 0..<100)
+        #expect(gone.count == 100 && fixture.store.rowCache.count == 100)
+
+        // Two hundred more, whose objects stay: the first hundred are forgotten as these come in.
+        let request = fixture.request("Employee")
+        request.predicate = NSPredicate(format: "salary >= 100")
+        let kept = try fixture.context().fetch(request)
+        #expect(kept.count == 200)
+        #expect(fixture.store.rowCache.count == 200)
+        #expect(kept.allSatisfy { fixture.store.rowCache.contains($0.objectID) })
+        let forgotten = gone.compactMap { fixture.coordinator.managedObjectID(forURIRepresentation: $0) }
+        #expect(forgotten.count == 100 && !forgotten.contains { fixture.store.rowCache.contains($0) })
+    }
+
+    /// The URIs of the employees with `salaries`, fetched by a context that is gone on return.
+    private static func readAndLetGo(_ fixture: SQLiteStatementFixture, salaries: Range<Int64>) throws -> [URL] {
+        let context = fixture.context()
+        let request = fixture.request("Employee")
+        request.predicate = NSPredicate(format: "salary >= %lld AND salary < %lld", salaries.lowerBound, salaries.upperBound)
+        return try context.fetch(request).map { $0.objectID.uriRepresentation() }
+    }
+
     /// Re-fetching rows the cache holds at their current `Z_OPT` reuses the cached snapshots; a
     /// row another coordinator changed (its `Z_OPT` moved on) is decoded again.
     @Test func refetchingUnchangedRowsReusesTheirSnapshots() throws {
