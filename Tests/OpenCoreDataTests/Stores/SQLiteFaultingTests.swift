@@ -155,11 +155,12 @@ struct SQLiteFaultingTests {
     }
 
     /// A row whose ID nothing else holds (no object, registry entry, fault or other row) is
-    /// forgotten once `keptUnheld` newer rows were cached; a row whose ID is held stays until
-    /// the ring comes round to it. The forgotten rows' places stay empty.
+    /// forgotten once `keptUnheld` newer rows were cached; a row whose ID is held, also by
+    /// another cached row as its to-one destination, stays until the ring comes round to it.
+    /// The forgotten rows' places stay empty.
     @Test("The row cache forgets a row no one holds once enough newer rows were cached")
-    func rowCacheForgetsUnheldRows() {
-        let (store, held, entity) = ids(10)
+    func rowCacheForgetsUnheldRows() throws {
+        let (store, held, entity) = ids(16)
         let cache = SQLiteRowCache(capacity: 40, keptUnheld: 4)
         // Rows 101...110 with IDs only the cache holds, each followed by a held row.
         for index in 0..<10 {
@@ -169,10 +170,24 @@ struct SQLiteFaultingTests {
         // Each unheld row was forgotten four rows after it: 101...108 are gone; 109 and 110
         // are among the last four rows and stay. Every held row stays.
         let unheld = (101...110).map { NSManagedObjectID(entity: entity, store: store, primaryKey: Int64($0)) }
-        let (found, _) = cache.lookUp(unheld)
-        #expect(found.map(\.objectID) == Array(unheld[8...]))
-        #expect(cache.lookUp(held).found.count == 10)
+        // (Read in one expression: snapshots kept in a variable would hold 109 and 110.)
+        #expect(cache.lookUp(unheld).found.map(\.objectID) == Array(unheld[8...]))
+        #expect(cache.lookUp(Array(held[..<10])).found.count == 10)
         #expect(cache.count == 12)
+
+        // A department only a cached employee row refers to (its `department`) stays.
+        let model = CompanyModel.make()
+        let departmentEntity = try #require(model.entitiesByName["Department"])
+        do {
+            let department = NSManagedObjectID(entity: departmentEntity, store: store, primaryKey: 1)
+            cache.insert(contentsOf: [ObjectSnapshot(objectID: department, version: 1)])
+            cache.insert(contentsOf: [ObjectSnapshot(objectID: held[10], values: ["department": department], version: 1)])
+        }
+        for index in 11..<16 { cache.insert(contentsOf: [ObjectSnapshot(objectID: held[index], version: 1)]) }
+        let department = NSManagedObjectID(entity: departmentEntity, store: store, primaryKey: 1)
+        #expect(cache.contains(department), "the employee row's destination is held")
+        #expect(cache.lookUp(unheld).found.isEmpty, "109 and 110 went as the newer rows came")
+        #expect(cache.count == 17)
     }
 
     /// The ring and its index against a plain model of them, over a long run of insertions,

@@ -257,8 +257,7 @@ final class SQLiteRowCache: @unchecked Sendable {
     @inline(__always)
     private func forgetIfUnheld(_ position: Int) {
         guard ring[position].snapshot?.holdsItsIDAlone() == true, let key = ring[position].key else { return }
-        removePlace(of: key)
-        ring[position] = Entry()
+        removeLocked(key)
     }
 
     /// Removes `key` from the index; returns its place in the ring, or nil.
