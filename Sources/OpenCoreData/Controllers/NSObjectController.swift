@@ -26,6 +26,12 @@ open class NSObjectController: NSObject, KeyValueCoding {
     var storedContent: Any?
     var binding: ControllerBinding?
     private var contextObserver: NSObjectProtocol?
+    /// The context's changes reported while ``fetch(with:merge:)`` runs, nil when none runs.
+    ///
+    /// Handled as they come, the event's inserted objects would join the content before the
+    /// fetch replaced it, in the notification's order, and the selection would follow the first
+    /// of them rather than the first arranged object.
+    private var changesDuringFetch: [ContextObjectChanges]?
 
     /// A controller whose content is `content`.
     public init(content: Any?) {
@@ -148,8 +154,23 @@ open class NSObjectController: NSObject, KeyValueCoding {
         guard entityName != nil || fetchRequest != nil else {
             throw Self.error("\(Swift.type(of: self)) has no entity name to fetch")
         }
-        let objects = try context.fetch(fetchRequest ?? defaultFetchRequest())
+        // The fetch processes the context's pending changes first, and the context reports
+        // them while it runs: they wait until the fetched objects are in.
+        let outerChanges = changesDuringFetch
+        changesDuringFetch = []
+        let objects: [NSFetchRequestResult]
+        do {
+            objects = try context.fetch(fetchRequest ?? defaultFetchRequest())
+        } catch {
+            changesDuringFetch = outerChanges
+            throw error
+        }
+        let reported = changesDuringFetch ?? []
+        changesDuringFetch = outerChanges
         setFetchedObjects(objects.map { $0 as Any }, merge: merge)
+        // The fetch already counts the event's inserted objects (those its request matches);
+        // deleted ones may still be in merged content.
+        for changes in reported { contextChanged(changes.withoutInsertions) }
     }
 
     /// Installs fetched objects: an object controller takes the first.
@@ -287,6 +308,10 @@ open class NSObjectController: NSObject, KeyValueCoding {
         // A bound controller follows its binding's object instead (``ControllerBinding``).
         guard binding == nil, automaticallyPreparesContent, isEntityMode else { return }
         let changes = ContextObjectChanges(userInfo)
+        if changesDuringFetch != nil {
+            changesDuringFetch?.append(changes)
+            return
+        }
         // After `reset()` every object is gone: the content is fetched again.
         if changes.invalidatedAll {
             fetch(nil)
@@ -341,7 +366,7 @@ enum ControllerContent {
 
 /// The objects of one `NSManagedObjectContextObjectsDidChange`.
 struct ContextObjectChanges {
-    let inserted: [NSManagedObject]
+    private(set) var inserted: [NSManagedObject]
     let deleted: Set<ObjectIdentifier>
     let updated: Set<ObjectIdentifier>
     /// The context was reset: every object it had is invalid.
@@ -354,6 +379,13 @@ struct ContextObjectChanges {
         inserted = objects(NSInsertedObjectsKey).sorted { $0.objectID.uriRepresentation().absoluteString < $1.objectID.uriRepresentation().absoluteString }
         deleted = Set(objects(NSDeletedObjectsKey).union(objects(NSInvalidatedObjectsKey)).map(ObjectIdentifier.init))
         updated = Set(objects(NSUpdatedObjectsKey).union(objects(NSRefreshedObjectsKey)).map(ObjectIdentifier.init))
+    }
+
+    /// The same changes without the inserted objects.
+    var withoutInsertions: ContextObjectChanges {
+        var changes = self
+        changes.inserted = []
+        return changes
     }
 
 }

@@ -139,6 +139,44 @@ import Testing
         #expect(monitor.exposedBindings == [.contentObject])
     }
 
+    /// The fetch that prepares the content processes the context's pending insertions, and the
+    /// context reports them while the fetch runs. They used to join the empty content first, in
+    /// the notification's order (by temporary object ID, which other contexts' insertions
+    /// shift), so the selection followed whichever came first instead of the first arranged.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func preparingContentOverPendingInsertionsSelectsTheFirstArrangedObject(storeType: String) throws {
+        let fixture = try ClassesFixture(storeType: storeType)
+        let sorted = (0..<40).map { String(format: "class %02d", $0) }
+        for name in sorted.reversed() { fixture.addClass(name) }
+        let classes = NSArrayController()
+        classes.entityName = "ClassEntity"
+        classes.automaticallyPreparesContent = true
+        classes.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let recorder = ControllerChangeRecorder(classes)
+        classes.managedObjectContext = fixture.context
+        #expect(names(classes.arrangedObjects) == sorted)
+        #expect(names(classes.selectedObjects) == ["class 00"])
+        #expect(recorder.changes == [["content", "arrangedObjects", "selection", "selectionIndexes"]],
+                "the content is installed once, by the fetch")
+        fixture.context.processPendingChanges()
+        #expect(names(classes.arrangedObjects) == sorted, "the insertions, already in, don't join twice")
+    }
+
+    /// Changes the context reports during a merging fetch are applied once the fetched objects
+    /// are in: an object deleted in the same event leaves the content.
+    @Test func aMergingFetchDropsObjectsDeletedInTheSameEvent() throws {
+        let fixture = try ClassesFixture()
+        let a = fixture.addClass("A")
+        fixture.addClass("B")
+        fixture.context.processPendingChanges()
+        let classes = fixture.classesController()
+        #expect(names(classes.arrangedObjects) == ["A", "B"])
+        fixture.context.delete(a)
+        try classes.fetch(with: nil, merge: true)
+        #expect(names(classes.arrangedObjects) == ["B"])
+        #expect(names(classes.selectedObjects) == ["B"])
+    }
+
     @Test func anObjectControllerInEntityMode() throws {
         let fixture = try ClassesFixture()
         let controller = NSObjectController()
