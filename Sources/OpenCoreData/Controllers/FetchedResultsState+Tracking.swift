@@ -35,10 +35,10 @@ extension FetchedResultsState {
             guard changed.contains(key), let managed = object as? NSManagedObject else { return true }
             return belongs(managed)
         }
-        // Newcomers in a stable order (the sets are unordered): by object ID.
+        // Newcomers in a stable order (the sets are unordered): as their IDs were made.
         let arriving = inserted.union(changedObjects)
             .filter { !present.contains(ObjectIdentifier($0)) && belongs($0) }
-            .sorted { $0.objectID.uriRepresentation().absoluteString < $1.objectID.uriRepresentation().absoluteString }
+            .sorted { $0.objectID.key.precedes($1.objectID.key) }
         let ordered = NSSortDescriptor.stableSort(kept + arriving, by: request.sortDescriptors)
         let arranged: [FetchedResultsSection]
         do {

@@ -375,8 +375,9 @@ struct ContextObjectChanges {
     init(_ userInfo: [AnyHashable: Any]) {
         invalidatedAll = userInfo[NSInvalidatedAllObjectsKey] != nil
         func objects(_ key: String) -> Set<NSManagedObject> { userInfo[key] as? Set<NSManagedObject> ?? [] }
-        // In a stable order (the sets are unordered): by object ID.
-        inserted = objects(NSInsertedObjectsKey).sorted { $0.objectID.uriRepresentation().absoluteString < $1.objectID.uriRepresentation().absoluteString }
+        // In a stable order (the sets are unordered): as their IDs were made, so objects
+        // inserted in one event are in the order they were inserted.
+        inserted = objects(NSInsertedObjectsKey).sorted { $0.objectID.key.precedes($1.objectID.key) }
         deleted = Set(objects(NSDeletedObjectsKey).union(objects(NSInvalidatedObjectsKey)).map(ObjectIdentifier.init))
         updated = Set(objects(NSUpdatedObjectsKey).union(objects(NSRefreshedObjectsKey)).map(ObjectIdentifier.init))
     }

@@ -157,13 +157,20 @@ final class ObjectIDOrigin: @unchecked Sendable {
 enum TemporaryKeys {
     private static let base = UUID().uuid
     private static let counter = Atomic<UInt64>(0)
+    /// The base's low half, as ``next()`` and ``ObjectIDKey`` read it.
+    private static let baseLowHalf = withUnsafeBytes(of: base) { $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+
+    /// The counter value a temporary UUID was made with, from its low half: the order the
+    /// process made its temporary IDs in.
+    static func sequenceNumber(_ lowHalf: UInt64) -> UInt64 {
+        lowHalf &- baseLowHalf
+    }
 
     static func next() -> UUID {
         let count = counter.add(1, ordering: .relaxed).newValue
         var bytes = base
         withUnsafeMutableBytes(of: &bytes) { raw in
-            let low = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) &+ count
-            raw.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+            raw.storeBytes(of: baseLowHalf &+ count, toByteOffset: 8, as: UInt64.self)
         }
         return UUID(uuid: bytes)
     }

@@ -46,6 +46,19 @@ struct ObjectIDKey: Hashable, Sendable {
         return UUID(uuid: bytes)
     }
 
+    /// Whether this key's ID was made before `other`'s: permanent keys first, by store, entity
+    /// and primary key; then temporary keys in the order the process made them.
+    ///
+    /// What the controllers order the objects of one change notification by, so that objects
+    /// inserted in one event join in the order they were inserted. (A temporary ID's text, with
+    /// its counter's low byte first, follows no such order.)
+    func precedes(_ other: ObjectIDKey) -> Bool {
+        if isTemporary != other.isTemporary { return other.isTemporary }
+        if isTemporary { return TemporaryKeys.sequenceNumber(second) < TemporaryKeys.sequenceNumber(other.second) }
+        if space != other.space { return space < other.space }
+        return Int64(bitPattern: first) < Int64(bitPattern: other.first)
+    }
+
     /// The three words folded into one (multiplications by odd constants keep distinct primary
     /// keys and UUID halves distinct): ``NSManagedObjectID/hash`` and what the hasher gets.
     var mixedBits: UInt64 {

@@ -162,6 +162,23 @@ import Testing
         #expect(names(classes.arrangedObjects) == sorted, "the insertions, already in, don't join twice")
     }
 
+    /// Objects inserted in one event join an unsorted controller in the order they were
+    /// inserted (Apple's come in the notification set's order, which is arbitrary).
+    @Test(arguments: StoreTypesUnderTest.all)
+    func objectsInsertedInOneEventJoinInTheOrderTheyWereInserted(storeType: String) throws {
+        let fixture = try ClassesFixture(storeType: storeType)
+        fixture.addClass("first")
+        try fixture.context.save()
+        let classes = NSArrayController()
+        classes.entityName = "ClassEntity"
+        classes.automaticallyPreparesContent = true
+        classes.managedObjectContext = fixture.context
+        let inserted = (0..<300).map { "class \($0)" }
+        for name in inserted { fixture.addClass(name) }
+        fixture.context.processPendingChanges()
+        #expect(names(classes.arrangedObjects) == ["first"] + inserted)
+    }
+
     /// Changes the context reports during a merging fetch are applied once the fetched objects
     /// are in: an object deleted in the same event leaves the content.
     @Test func aMergingFetchDropsObjectsDeletedInTheSameEvent() throws {

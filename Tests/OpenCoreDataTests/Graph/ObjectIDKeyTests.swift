@@ -24,6 +24,26 @@ import Testing
         #expect(a.key.primaryKey == 7 && !a.key.isTemporary)
     }
 
+    /// `precedes` orders temporary IDs as they were made (their text doesn't: the counter's low
+    /// byte comes first), after permanent ones, which go by primary key.
+    @Test func keysPrecedeInTheOrderTheirIDsWereMade() {
+        let person = GraphTestModel.entity("Person")
+        let animal = GraphTestModel.entity("Animal")
+        // 600 IDs cross the counter's byte boundaries, and two entities share one counter.
+        let temporary = (0..<600).map { NSManagedObjectID(temporaryFor: $0.isMultiple(of: 3) ? animal : person) }
+        var generator = SystemRandomNumberGenerator()
+        let shuffled = temporary.shuffled(using: &generator)
+        #expect(shuffled.sorted { $0.key.precedes($1.key) }.map(ObjectIdentifier.init) == temporary.map(ObjectIdentifier.init))
+        let byText = temporary.sorted { $0.uriRepresentation().absoluteString < $1.uriRepresentation().absoluteString }
+        #expect(byText.map(ObjectIdentifier.init) != temporary.map(ObjectIdentifier.init), "the text is no guide")
+
+        let storeID = "key-tests-\(UUID().uuidString)"
+        let permanent = [2, 10, 300].map { NSManagedObjectID(entity: person, store: store(storeID), primaryKey: $0) }
+        #expect(permanent[0].key.precedes(permanent[1].key) && permanent[1].key.precedes(permanent[2].key))
+        #expect(!permanent[2].key.precedes(permanent[1].key) && !permanent[1].key.precedes(permanent[1].key))
+        #expect(permanent[2].key.precedes(temporary[0].key) && !temporary[0].key.precedes(permanent[0].key))
+    }
+
     @Test func keysDifferWhenTheStoreTheEntityNameOrThePrimaryKeyDiffers() {
         let storeID = "key-tests-\(UUID().uuidString)"
         let person = GraphTestModel.entity("Person")
