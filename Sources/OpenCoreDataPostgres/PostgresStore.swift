@@ -227,7 +227,8 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// One statement per relationship (`PostgresStore+Prefetch.swift`).
-    open override func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
+    open override func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
+                                sourcesCoverEntity: Bool = false) throws -> RelationshipPrefetch {
         try prefetchRows(relationship, for: sourceIDs)
     }
 

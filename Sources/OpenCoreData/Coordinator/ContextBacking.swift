@@ -89,8 +89,9 @@ final class QueryGenerationBacking: ContextBacking {
         try coordinator.relatedObjectIDs(for: relationship, of: objectID, at: pinned())
     }
 
-    func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
-        try coordinator.prefetch(relationship, for: sourceIDs, at: pinned())
+    func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
+                  sourcesCoverEntity: Bool) throws -> RelationshipPrefetch {
+        try coordinator.prefetch(relationship, for: sourceIDs, sourcesCoverEntity: sourcesCoverEntity, at: pinned())
     }
 
     func permanentObjectIDs(for objects: [(entity: NSEntityDescription, store: NSPersistentStore?)],

@@ -114,13 +114,14 @@ extension NSPersistentStoreCoordinator {
 
     /// Prefetches `relationship` for the given sources from their stores (one request per
     /// store); temporary IDs and IDs of stores that are gone are skipped. At `generation` when
-    /// the context is pinned.
+    /// the context is pinned. `sourcesCoverEntity`: see ``NSPersistentStore/prefetch(_:for:sourcesCoverEntity:)``.
     func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
-                  at generation: QueryGeneration? = nil) throws -> RelationshipPrefetch {
+                  sourcesCoverEntity: Bool = false, at generation: QueryGeneration? = nil) throws -> RelationshipPrefetch {
         try withLock {
             var result = RelationshipPrefetch()
             for (store, ids) in storesHolding(sourceIDs) {
-                let part = try (generation?.reader(of: store) ?? store).prefetch(relationship, for: ids)
+                let reader: any StoreReading = generation?.reader(of: store) ?? store
+                let part = try reader.prefetch(relationship, for: ids, sourcesCoverEntity: sourcesCoverEntity)
                 result.destinations.merge(part.destinations) { old, _ in old }
                 result.snapshots += part.snapshots
             }

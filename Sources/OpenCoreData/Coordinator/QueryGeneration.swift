@@ -6,7 +6,8 @@ protocol StoreReading: AnyObject, Sendable {
     func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot]
     func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID]
-    func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch
+    func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
+                  sourcesCoverEntity: Bool) throws -> RelationshipPrefetch
 }
 
 extension NSPersistentStore: StoreReading {}

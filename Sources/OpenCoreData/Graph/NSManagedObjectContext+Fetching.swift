@@ -36,7 +36,11 @@ extension NSManagedObjectContext {
         case .objects(let objects):
             if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty, request.fetchBatchSize == 0,
                let coordinator = persistentStoreCoordinator {
-                try prefetchRelationships(keyPaths, of: objects, entity: resolvedEntity(of: request, in: coordinator))
+                let entity = try resolvedEntity(of: request, in: coordinator)
+                // Every object of the entity: most destination rows are wanted (a hint for the store).
+                let coversEntity = request.predicate == nil && request.fetchLimit == 0 && request.fetchOffset == 0
+                    && (request.includesSubentities || entity.subentities.isEmpty)
+                try prefetchRelationships(keyPaths, of: objects, entity: entity, objectsCoverEntity: coversEntity)
             }
             // Fetching `NSManagedObject`s, the array is the result (an array cast copies it even
             // to its own type: 8 MB for a million objects). Otherwise one array cast checks each

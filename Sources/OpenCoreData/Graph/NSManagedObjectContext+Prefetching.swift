@@ -8,14 +8,17 @@ extension NSManagedObjectContext {
     /// (``NSPersistentStore/prefetch(_:for:)``), registers the destinations loaded, and fills the
     /// sources' relationships, so that walking them and reading the destinations' attributes
     /// runs no further store request. Shared prefixes load once. Throws `NSCoreDataError` when a
-    /// step is not a relationship.
-    func prefetchRelationships(_ keyPaths: [String], of objects: [NSManagedObject], entity: NSEntityDescription) throws {
+    /// step is not a relationship. `objectsCoverEntity`: `objects` are every object of `entity`
+    /// (a fetch without predicate, limit or offset), which the first step tells the stores.
+    func prefetchRelationships(_ keyPaths: [String], of objects: [NSManagedObject], entity: NSEntityDescription,
+                               objectsCoverEntity: Bool = false) throws {
         // A child context's backing is its parent, whose objects are in memory: nothing to prefetch.
         guard parentBacking == nil, let coordinator = persistentStoreCoordinator, !objects.isEmpty else { return }
         var reachedByPrefix: [String: (objects: [NSManagedObject], entity: NSEntityDescription?)] = [:]
         for keyPath in keyPaths {
             var sources = objects
             var sourceEntity: NSEntityDescription? = entity
+            var sourcesCoverEntity = objectsCoverEntity
             var prefix = ""
             for component in keyPath.split(separator: ".").map(String.init) {
                 prefix = prefix.isEmpty ? component : prefix + "." + component
@@ -28,20 +31,22 @@ extension NSManagedObjectContext {
                         NSLocalizedDescriptionKey: "relationshipKeyPathsForPrefetching: '\(component)' of key path '\(keyPath)' is not a relationship of entity \(sourceEntity?.name ?? "?")",
                     ])
                 }
-                sources = try prefetch(relationship, from: sources, coordinator: coordinator)
+                sources = try prefetch(relationship, from: sources, coveringEntity: sourcesCoverEntity, coordinator: coordinator)
                 sourceEntity = relationship.destinationEntity
+                sourcesCoverEntity = false
                 reachedByPrefix[prefix] = (sources, sourceEntity)
             }
         }
     }
 
     /// One step: loads `relationship` for `sources`; returns the destinations reached.
-    private func prefetch(_ relationship: NSRelationshipDescription, from sources: [NSManagedObject],
+    private func prefetch(_ relationship: NSRelationshipDescription, from sources: [NSManagedObject], coveringEntity: Bool,
                           coordinator: NSPersistentStoreCoordinator) throws -> [NSManagedObject] {
         let stored = sources.filter { !$0.objectID.isTemporaryID }
         guard !stored.isEmpty else { return [] }
-        let result = try generationBacking?.prefetch(relationship, for: stored.map(\.objectID))
-            ?? coordinator.prefetch(relationship, for: stored.map(\.objectID))
+        let ids = stored.map(\.objectID)
+        let result = try generationBacking?.prefetch(relationship, for: ids, sourcesCoverEntity: coveringEntity)
+            ?? coordinator.prefetch(relationship, for: ids, sourcesCoverEntity: coveringEntity)
         // Looked up and registered in one batch each (the registry grown once), as a fetch does.
         let reached = objects(with: result.snapshots.map(\.objectID), recordingPendingFaults: false)
         for (object, snapshot) in zip(reached, result.snapshots) where object.faultFlag {

@@ -28,6 +28,54 @@ import Testing
         #expect(walked == ["Empty: ", "Sales: Ann/100/Sales, Bob/200/Sales, Cid/300/Sales", "Tech: Dee/400/Tech, Eve/50/Tech"])
     }
 
+    /// A fetch of every department reads the employee table in one pass (`NOT INDEXED`, no
+    /// `ORDER BY`): employees saved alternately come as several runs per department, and each
+    /// department still gets all of its own. A fetch with a predicate or a limit looks its
+    /// departments up through the key's index, as before, and a later step (`employees.department`)
+    /// too; every way gives the same relationships.
+    @Test func prefetchingEveryObjectReadsTheDestinationTableInOnePass() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let writer = fixture.context()
+        let departments = ["A", "B", "C"].map { name in
+            let department = NSEntityDescription.insertNewObject(forEntityName: "Department", into: writer)
+            department.setValue(name, forKey: "name")
+            return department
+        }
+        for index in 0..<9 {
+            let employee = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: writer)
+            employee.setValue("e\(index)", forKey: "name")
+            employee.setValue(Int64(index), forKey: "salary")
+            employee.setValue(departments[index % 2], forKey: "department")   // C has none
+        }
+        try writer.save()
+        fixture.forgetCachedRows()
+        let expected = ["A: e0/0/A, e2/2/A, e4/4/A, e6/6/A, e8/8/A", "B: e1/1/B, e3/3/B, e5/5/B, e7/7/B", "C: "]
+
+        let all = fixture.request("Department")
+        all.relationshipKeyPathsForPrefetching = ["employees", "employees.department"]
+        let everyContext = fixture.context()
+        let (every, everyStatements) = try fixture.selects { try everyContext.fetch(all) }
+        #expect(everyStatements.count == 3)
+        #expect(everyStatements[1].contains("NOT INDEXED") && !everyStatements[1].contains("ORDER BY"), "\(everyStatements[1])")
+        #expect(!everyStatements[2].contains("NOT INDEXED"), "a later step's sources are not every object")
+        let (walked, walking) = fixture.selects { walk(every) }
+        #expect(walked == expected)
+        #expect(walking.isEmpty)
+
+        let limited = fixture.request("Department")
+        limited.fetchLimit = 2
+        let filtered = fixture.request("Department")
+        filtered.predicate = NSPredicate(format: "name != 'C'")
+        for request in [limited, filtered] {
+            request.relationshipKeyPathsForPrefetching = ["employees"]
+            fixture.forgetCachedRows()
+            let context = fixture.context()
+            let (some, statements) = try fixture.selects { try context.fetch(request) }
+            #expect(statements.count == 2 && !statements[1].contains("NOT INDEXED") && statements[1].contains("ORDER BY"))
+            #expect(walk(some) == Array(expected.prefix(2)))
+        }
+    }
+
     @Test func toOnePrefetch() throws {
         let fixture = try SQLiteStatementFixture()
         let context = fixture.context()

@@ -10,8 +10,15 @@ extension SQLiteStore {
 
     /// On `connection` (a query generation's) the rows read don't go into the row cache, which
     /// holds the newest rows; else the store's own connection is used.
+    ///
+    /// When the sources are every object of their entity (`sourcesCoverEntity`) and the
+    /// destinations hold the key (no join table, no order), the destination table is read in one
+    /// pass, `NOT INDEXED`, as a join of the two tables would: looking each source up in the
+    /// key's index and then each row in the table costs SQLite about 1.5 times as much when
+    /// most rows are wanted (W4's shape in the `sqlite3` shell: 12.5 ms against 8.2 ms). The rows
+    /// then come in primary-key order, each source's as several runs.
     func readPrefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
-                      on connection: DatabaseQueue? = nil) throws -> RelationshipPrefetch {
+                      sourcesCoverEntity: Bool = false, on connection: DatabaseQueue? = nil) throws -> RelationshipPrefetch {
         var sources: [Int64: NSManagedObjectID] = [:]
         let origin = objectIDOrigin()
         for id in sourceIDs where holds(id, origin: origin) {
@@ -38,11 +45,18 @@ extension SQLiteStore {
             switch source.toMany[relationship.name] {
             case .inverseForeignKey(let table, let column, let orderColumn, _)?, .destinationKey(let table, let column, let orderColumn, _)?:
                 mayRepeat = false
-                let order = orderColumn.map { "t.\(dialect.quote($0)), " } ?? ""
-                sql = """
-                    SELECT \(columns), t.\(dialect.quote(column)) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t \
-                    WHERE t.\(dialect.quote(column)) \(inKeys) ORDER BY t.\(dialect.quote(column)), \(order)t.Z_PK
-                    """
+                if sourcesCoverEntity, orderColumn == nil {
+                    sql = """
+                        SELECT \(columns), t.\(dialect.quote(column)) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t NOT INDEXED \
+                        WHERE t.\(dialect.quote(column)) \(inKeys)
+                        """
+                } else {
+                    let order = orderColumn.map { "t.\(dialect.quote($0)), " } ?? ""
+                    sql = """
+                        SELECT \(columns), t.\(dialect.quote(column)) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t \
+                        WHERE t.\(dialect.quote(column)) \(inKeys) ORDER BY t.\(dialect.quote(column)), \(order)t.Z_PK
+                        """
+                }
             case .joinTable(let name, let sourceColumn, let destinationColumn, let orderColumn)?:
                 let order = orderColumn.map { "j.\(dialect.quote($0)), " } ?? ""
                 sql = """
@@ -61,11 +75,12 @@ extension SQLiteStore {
         if relationship.isToMany { for key in sources.keys { destinations[key] = [] } }
         var seen: Set<ObjectIDKey> = []
         let sourcePosition = CInt(layout.columns.count)
-        // Every statement above orders its rows by source first, so each source's destinations
-        // come as one run: the source is looked up when its run starts and the run is filed when
-        // it ends, not twice a row. (A source whose rows came in several runs would still get all
-        // of them: each run is appended.) No local function files it: capturing `run` in one
-        // would make every access to it checked at run time.
+        // The statements above order their rows by source first (all but the one-pass read), so
+        // each source's destinations come as one run: the source is looked up when its run
+        // starts and the run is filed when it ends, not twice a row. A source whose rows come in
+        // several runs (the one-pass read) still gets all of them: each run is appended. No local
+        // function files it: capturing `run` in one would make every access to it checked at
+        // run time.
         var run: (key: Int64, known: Bool, ids: [NSManagedObjectID])?
         try (connection ?? openDatabase()).inDatabase { db in
             try forEachSnapshot(layout, sql: sql, arguments: [keys.databaseValue], db: db) { snapshot, statement in

@@ -89,8 +89,9 @@ final class SQLiteGenerationReader: StoreReading, @unchecked Sendable {
         try reading { try store.readRelatedObjectIDs(for: relationship, of: objectID, on: $0) }
     }
 
-    func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
-        try reading { try store.readPrefetch(relationship, for: sourceIDs, on: $0) }
+    func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
+                  sourcesCoverEntity: Bool) throws -> RelationshipPrefetch {
+        try reading { try store.readPrefetch(relationship, for: sourceIDs, sourcesCoverEntity: sourcesCoverEntity, on: $0) }
     }
 
     /// Ends the read transaction now (the store is being removed).

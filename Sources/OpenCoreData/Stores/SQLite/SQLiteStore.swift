@@ -458,8 +458,9 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// One statement per relationship (see `SQLiteStore+Prefetch.swift`).
-    open override func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID]) throws -> RelationshipPrefetch {
-        try readPrefetch(relationship, for: sourceIDs)
+    open override func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
+                                sourcesCoverEntity: Bool = false) throws -> RelationshipPrefetch {
+        try readPrefetch(relationship, for: sourceIDs, sourcesCoverEntity: sourcesCoverEntity)
     }
 
     /// Keys from the root entity's `Z_MAX`.
