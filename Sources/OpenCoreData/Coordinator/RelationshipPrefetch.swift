@@ -1,5 +1,5 @@
 /// What a store returns when it prefetches one relationship for many source objects
-/// (``NSPersistentStore/prefetch(_:for:)``): each source's destinations, and the destinations'
+/// (``NSPersistentStore/prefetch(_:for:sourcesCoverEntity:)``): each source's destinations, and the destinations'
 /// snapshots.
 public struct RelationshipPrefetch: @unchecked Sendable {
     /// The destination IDs of each source (in order for an ordered relationship); a source

@@ -5,7 +5,7 @@ extension NSManagedObjectContext {
     /// from `objects`, fetched for `entity`.
     ///
     /// Each step asks the stores for the destinations of every source at once
-    /// (``NSPersistentStore/prefetch(_:for:)``), registers the destinations loaded, and fills the
+    /// (``NSPersistentStore/prefetch(_:for:sourcesCoverEntity:)``), registers the destinations loaded, and fills the
     /// sources' relationships, so that walking them and reading the destinations' attributes
     /// runs no further store request. Shared prefixes load once. Throws `NSCoreDataError` when a
     /// step is not a relationship. `objectsCoverEntity`: `objects` are every object of `entity`
