@@ -36,14 +36,8 @@ import Testing
     @Test func prefetchingEveryObjectReadsTheDestinationTableInOnePass() throws {
         let fixture = try SQLiteStatementFixture(standardData: false)
         let writer = fixture.context()
-        let departments = ["A", "B", "C"].map { name in
-            let department = NSEntityDescription.insertNewObject(forEntityName: "Department", into: writer)
-            department.setValue(name, forKey: "name")
-            return department
-        }
-        for index in 0..<9 {
-            let employee = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: writer)
-            employee.setValue("e\(index)", forKey: "name")
+        let departments = insert("Department", named: ["A", "B", "C"], into: writer)
+        for (index, employee) in insert("Employee", named: (0..<9).map { "e\($0)" }, into: writer).enumerated() {
             employee.setValue(Int64(index), forKey: "salary")
             employee.setValue(departments[index % 2], forKey: "department")   // C has none
         }
@@ -73,6 +67,15 @@ import Testing
             let (some, statements) = try fixture.selects { try context.fetch(request) }
             #expect(statements.count == 2 && !statements[1].contains("NOT INDEXED") && statements[1].contains("ORDER BY"))
             #expect(walk(some) == Array(expected.prefix(2)))
+        }
+    }
+
+    /// New objects of `entity` in `context`, named `names`.
+    private func insert(_ entity: String, named names: [String], into context: NSManagedObjectContext) -> [NSManagedObject] {
+        names.map { name in
+            let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+            object.setValue(name, forKey: "name")
+            return object
         }
     }
 
