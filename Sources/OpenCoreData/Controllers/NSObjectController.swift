@@ -158,19 +158,20 @@ open class NSObjectController: NSObject, KeyValueCoding {
         // them while it runs: they wait until the fetched objects are in.
         let outerChanges = changesDuringFetch
         changesDuringFetch = []
-        let objects: [NSFetchRequestResult]
-        do {
-            objects = try context.fetch(fetchRequest ?? defaultFetchRequest())
-        } catch {
-            changesDuringFetch = outerChanges
-            throw error
-        }
+        let fetched = Result { try context.fetch(fetchRequest ?? defaultFetchRequest()) }
         let reported = changesDuringFetch ?? []
         changesDuringFetch = outerChanges
-        setFetchedObjects(objects.map { $0 as Any }, merge: merge)
-        // The fetch already counts the event's inserted objects (those its request matches);
-        // deleted ones may still be in merged content.
-        for changes in reported { contextChanged(changes.withoutInsertions) }
+        switch fetched {
+        case .success(let objects):
+            setFetchedObjects(objects.map { $0 as Any }, merge: merge)
+            // The fetch already counts the event's inserted objects (those its request
+            // matches); deleted ones may still be in merged content.
+            for changes in reported { contextChanged(changes.withoutInsertions) }
+        case .failure(let error):
+            // The content stays as it was: the changes apply to it as they came.
+            for changes in reported { apply(changes) }
+            throw error
+        }
     }
 
     /// Installs fetched objects: an object controller takes the first.
@@ -310,9 +311,14 @@ open class NSObjectController: NSObject, KeyValueCoding {
         let changes = ContextObjectChanges(userInfo)
         if changesDuringFetch != nil {
             changesDuringFetch?.append(changes)
-            return
+        } else {
+            apply(changes)
         }
-        // After `reset()` every object is gone: the content is fetched again.
+    }
+
+    /// Follows `changes` of the context: after `reset()` every object is gone and the content is
+    /// fetched again; otherwise ``contextChanged(_:)``.
+    private func apply(_ changes: ContextObjectChanges) {
         if changes.invalidatedAll {
             fetch(nil)
         } else {

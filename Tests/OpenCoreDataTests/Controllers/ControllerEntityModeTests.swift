@@ -179,6 +179,24 @@ import Testing
         #expect(names(classes.arrangedObjects) == ["first"] + inserted)
     }
 
+    /// A fetch that fails after the context processed its pending changes leaves the content
+    /// as it was, with those changes applied: an object deleted in that event leaves it.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aFailingFetchStillAppliesTheEventsChanges(storeType: String) throws {
+        let fixture = try ClassesFixture(storeType: storeType)
+        let a = fixture.addClass("A")
+        fixture.addClass("B")
+        fixture.context.processPendingChanges()
+        let classes = fixture.classesController()
+        #expect(names(classes.arrangedObjects) == ["A", "B"])
+        fixture.context.delete(a)
+        classes.fetchPredicate = NSPredicate(format: "nosuchkey == 1")
+        classes.fetch(nil)
+        #expect(classes.lastError != nil)
+        fixture.context.processPendingChanges()
+        #expect(names(classes.arrangedObjects) == ["B"])
+    }
+
     /// Changes the context reports during a merging fetch are applied once the fetched objects
     /// are in: an object deleted in the same event leaves the content.
     @Test func aMergingFetchDropsObjectsDeletedInTheSameEvent() throws {
