@@ -18,7 +18,6 @@ extension NSManagedObjectContext {
         for keyPath in keyPaths {
             var sources = objects
             var sourceEntity: NSEntityDescription? = entity
-            var sourcesCoverEntity = objectsCoverEntity
             var prefix = ""
             for component in keyPath.split(separator: ".").map(String.init) {
                 prefix = prefix.isEmpty ? component : prefix + "." + component
@@ -31,9 +30,11 @@ extension NSManagedObjectContext {
                         NSLocalizedDescriptionKey: "relationshipKeyPathsForPrefetching: '\(component)' of key path '\(keyPath)' is not a relationship of entity \(sourceEntity?.name ?? "?")",
                     ])
                 }
-                sources = try prefetch(relationship, from: sources, coveringEntity: sourcesCoverEntity, coordinator: coordinator)
+                // Only the first step's sources are the fetched objects.
+                let isFirstStep = prefix == component
+                sources = try prefetch(relationship, from: sources, coveringEntity: objectsCoverEntity && isFirstStep,
+                                       coordinator: coordinator)
                 sourceEntity = relationship.destinationEntity
-                sourcesCoverEntity = false
                 reachedByPrefix[prefix] = (sources, sourceEntity)
             }
         }

@@ -56,6 +56,16 @@ import Testing
         #expect(walked == expected)
         #expect(walking.isEmpty)
 
+        // A to-many step after a shared prefix: its sources are the departments reached, not
+        // every department, though the prefix's first step was.
+        let again = fixture.request("Department")
+        again.relationshipKeyPathsForPrefetching = ["employees.department", "employees.department.employees"]
+        fixture.forgetCachedRows()
+        let againContext = fixture.context()
+        let (_, againStatements) = try fixture.selects { try againContext.fetch(again) }
+        #expect(againStatements.count == 4)
+        #expect(againStatements.enumerated().allSatisfy { $0.element.contains("NOT INDEXED") == ($0.offset == 1) }, "\(againStatements)")
+
         let limited = fixture.request("Department")
         limited.fetchLimit = 2
         let filtered = fixture.request("Department")

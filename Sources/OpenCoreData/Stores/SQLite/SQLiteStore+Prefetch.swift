@@ -45,18 +45,13 @@ extension SQLiteStore {
             switch source.toMany[relationship.name] {
             case .inverseForeignKey(let table, let column, let orderColumn, _)?, .destinationKey(let table, let column, let orderColumn, _)?:
                 mayRepeat = false
-                if sourcesCoverEntity, orderColumn == nil {
-                    sql = """
-                        SELECT \(columns), t.\(dialect.quote(column)) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t NOT INDEXED \
-                        WHERE t.\(dialect.quote(column)) \(inKeys)
-                        """
-                } else {
-                    let order = orderColumn.map { "t.\(dialect.quote($0)), " } ?? ""
-                    sql = """
-                        SELECT \(columns), t.\(dialect.quote(column)) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t \
-                        WHERE t.\(dialect.quote(column)) \(inKeys) ORDER BY t.\(dialect.quote(column)), \(order)t.Z_PK
-                        """
-                }
+                let keyColumn = "t.\(dialect.quote(column))"
+                let onePass = sourcesCoverEntity && orderColumn == nil
+                let order = orderColumn.map { "t.\(dialect.quote($0)), " } ?? ""
+                sql = """
+                    SELECT \(columns), \(keyColumn) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t\(onePass ? " NOT INDEXED" : "") \
+                    WHERE \(keyColumn) \(inKeys)\(onePass ? "" : " ORDER BY \(keyColumn), \(order)t.Z_PK")
+                    """
             case .joinTable(let name, let sourceColumn, let destinationColumn, let orderColumn)?:
                 let order = orderColumn.map { "j.\(dialect.quote($0)), " } ?? ""
                 sql = """
