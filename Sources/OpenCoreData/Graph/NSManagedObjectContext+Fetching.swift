@@ -186,10 +186,13 @@ extension NSManagedObjectContext {
     /// (two locks per fetch, not two per object).
     func register<T>(_ snapshots: consuming [ObjectSnapshot], _ request: NSFetchRequest<T>) -> [NSManagedObject] {
         let returnsFaults = request.returnsObjectsAsFaults, includesValues = request.includesPropertyValues
+        let refreshes = request.shouldRefreshRefetchedObjects
+        if returnsFaults && includesValues && !refreshes && snapshots.count > Self.registrationChunkSize {
+            return registerFaultsByChunk(snapshots)
+        }
         // With the rows, every new fault is loaded below or keeps its row to fire from: none is
         // a batch-faulting candidate (the batch would skip it), so none is recorded as one.
         let objects = objects(with: snapshots.map(\.objectID), recordingPendingFaults: !includesValues)
-        let refreshes = request.shouldRefreshRefetchedObjects
         // By position: iterating the snapshots would copy each one (retaining its references)
         // before it is copied again where it goes.
         for position in objects.indices {
@@ -219,6 +222,39 @@ extension NSManagedObjectContext {
             }
         }
         return objects
+    }
+
+    /// ``register(_:_:)`` of the common fetch (faults that keep their rows, registered objects
+    /// not refreshed), a ``registrationChunkSize`` of rows at a time, from the last: each chunk's
+    /// rows are looked up, made faults and moved into them while they are still in the
+    /// processor's cache (``objects(with:recordingPendingFaults:)`` says why). The rows are
+    /// moved out last first, as ``register(_:_:)`` moves them, so a row listed twice gives its
+    /// fault the first one.
+    private func registerFaultsByChunk(_ snapshots: consuming [ObjectSnapshot]) -> [NSManagedObject] {
+        var rows = consume snapshots
+        let count = rows.count
+        // Grown once for all the chunks, as one registration would grow it.
+        registry.reserveCapacity(count)
+        return [NSManagedObject](unsafeUninitializedCapacity: count) { result, initialized in
+            guard let base = result.baseAddress else { return }
+            var end = count
+            while end > 0 {
+                let start = max(0, end - Self.registrationChunkSize)
+                let objects = objects(with: rows[start..<end].map(\.objectID), recordingPendingFaults: false)
+                var position = end
+                while position > start, var snapshot = rows.popLast().map(Optional.some) {
+                    position -= 1
+                    let object = objects[position - start]
+                    // Read unretained: `objects` holds it until it is stored below.
+                    Unmanaged.passUnretained(object)._withUnsafeGuaranteedRef { object in
+                        if object.faultFlag { object.keepFetchedSnapshot(swapping: &snapshot) }
+                    }
+                    (base + position).initialize(to: object)
+                }
+                end = start
+            }
+            initialized = count
+        }
     }
 
     // MARK: execute(_:)

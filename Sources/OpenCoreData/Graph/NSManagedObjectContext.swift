@@ -250,32 +250,46 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// ``object(with:)`` for each of `ids`, with one registry lookup and one registration
-    /// for them all. With `recordingPendingFaults` false, the new faults are not candidates of
-    /// batch faulting (a batched fetch loads them by its own batches).
+    /// for each ``registrationChunkSize`` of them. With `recordingPendingFaults` false, the new
+    /// faults are not candidates of batch faulting (a batched fetch loads them by its own batches).
+    ///
+    /// A chunk's IDs are looked up, its faults made and registered while they are still in the
+    /// processor's cache. Done for all IDs at once, phase by phase, each phase walked the memory
+    /// of every ID and object again: a million IDs are 64 MB, so each ID came from main memory
+    /// once a phase (a fifth of a 200,000-row fetch's time went to those misses).
     func objects(with ids: [NSManagedObjectID], recordingPendingFaults: Bool = true) -> [NSManagedObject] {
         forgetFreedObjects()
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(ids.count)
         var isNew = [Bool](repeating: false, count: ids.count)
         var newCount = 0
-        // The lookup's array is dropped before the new faults are registered (which may grow the
-        // registry): fetching a million objects, each array of them is 8 MB.
-        do {
-            let registered = registry.objects(for: ids)
-            for (index, id) in ids.enumerated() {
-                if let object = registered[index] {
-                    objects.append(object)
-                } else {
-                    precondition(!id.isTemporaryID || parentBacking != nil, "object(with:): the temporary ID \(id) does not belong to this context")
-                    objects.append(newFault(id))
-                    isNew[index] = true
-                    newCount += 1
+        // The registry grows once for all the chunks (each grown step rehashes every entry).
+        if ids.count > Self.registrationChunkSize { registry.reserveCapacity(ids.count) }
+        var start = 0
+        while start < ids.count {
+            let end = min(start + Self.registrationChunkSize, ids.count), newBefore = newCount
+            // The lookup's array is dropped before the new faults are registered (which may grow
+            // the registry).
+            do {
+                let registered = registry.objects(for: ids[start..<end])
+                for index in start..<end {
+                    if let object = registered[index - start] {
+                        objects.append(object)
+                    } else {
+                        let id = ids[index]
+                        precondition(!id.isTemporaryID || parentBacking != nil, "object(with:): the temporary ID \(id) does not belong to this context")
+                        objects.append(newFault(id))
+                        isNew[index] = true
+                        newCount += 1
+                    }
                 }
             }
+            // An ID listed twice gets the fault made first (in an earlier chunk, it is found
+            // registered).
+            if newCount > newBefore { registry.register(&objects, isNew: &isNew, in: start..<end) }
+            start = end
         }
         guard newCount > 0 else { return objects }
-        // An ID listed twice gets the fault made first.
-        registry.register(&objects, isNew: &isNew)
         if recordingPendingFaults {
             var newFaultIDs: [NSManagedObjectID] = []
             newFaultIDs.reserveCapacity(newCount)
@@ -284,6 +298,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         return objects
     }
+
+    /// How many IDs ``objects(with:recordingPendingFaults:)`` looks up and registers at a time,
+    /// and a fetch's rows are registered at a time: the IDs, objects and rows of a chunk (about
+    /// 500 bytes a row) stay in a core's second-level cache between its steps.
+    static let registrationChunkSize = 512
 
     /// Creates and registers a fault (of the entity's registered class) for `objectID`.
     func makeFault(_ objectID: NSManagedObjectID) -> NSManagedObject {

@@ -58,8 +58,9 @@ final class ObjectRegistry {
     /// `objects`, say), it stays registered and takes the new object's place in `objects`, and
     /// `isNew` turns false there.
     ///
-    /// In place: a fetch of a million objects keeps no other array of them alongside.
-    func register(_ objects: inout [NSManagedObject], isNew: inout [Bool]) {
+    /// In place: a fetch of a million objects keeps no other array of them alongside. Only the
+    /// positions in `range` are looked at (all of them by default).
+    func register(_ objects: inout [NSManagedObject], isNew: inout [Bool], in range: Range<Int>? = nil) {
         // A new object that loses its place is released after the lock: if that is its last
         // reference, its `deinit` unregisters it, which takes the lock.
         var displaced: [NSManagedObject] = []
@@ -67,8 +68,9 @@ final class ObjectRegistry {
             // Grown once for the whole batch: no rehash per doubling, and no old table kept
             // alongside a new one at each step (the peak of a large fetch).
             // (At least as many as the batch: a refetch of registered objects needs no more.)
-            entries.reserveCapacity(max(entries.count, objects.count))
-            for index in objects.indices where isNew[index] {
+            let range = range ?? objects.indices
+            entries.reserveCapacity(max(entries.count, range.count))
+            for index in range where isNew[index] {
                 // Read unretained: `objects` holds it (and `displaced` does before `objects`
                 // lets it go). Retaining it cost an atomic retain and release per object.
                 let fresh = Unmanaged.passUnretained(objects[index])
@@ -86,6 +88,12 @@ final class ObjectRegistry {
             }
         }
         displaced.removeAll()
+    }
+
+    /// Makes room for `count` objects in all, so that registering them in parts grows the
+    /// table once.
+    func reserveCapacity(_ count: Int) {
+        lock.withLock { entries.reserveCapacity(max(entries.count, count)) }
     }
 
     /// Every registered object.

@@ -137,4 +137,53 @@ private func instanceSize(of object: AnyObject) -> Int {
         #expect(!objects[0].isFault && objects[0].fetchedSnapshot == nil)
         #expect(objects[0].value(forKey: "budget") as? Double == 5000)
     }
+
+    /// A fetch of more rows than one registration chunk registers them a chunk at a time:
+    /// every row gets its object at its position, registered objects stay (one with a pending
+    /// change keeps it), new faults keep their rows, and a row listed in two chunks gives one
+    /// object at both positions.
+    @Test func rowsOfSeveralChunksRegisterAsOneFetch() throws {
+        let fixture = CompanyFixture(storeType: NSSQLiteStoreType)
+        try fixture.addStore()
+        let count = NSManagedObjectContext.registrationChunkSize * 2 + 100
+        let names = (0..<count).map { String(format: "e%05d", $0) }
+        try fixture.insertDepartment("Big", budget: 1, employees: names.enumerated().map { ($1, Int64($0)) })
+        let context = context(fixture)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        request.predicate = NSPredicate(format: "name IN %@", [names[3], names[count - 3]])
+        let early = try context.fetch(request)
+        #expect(early.count == 2)
+        early[0].setValue(Int64(-1), forKey: "salary")
+        _ = early[1].value(forKey: "name")
+
+        // In store order (the rows' keys follow the names): sorting in memory, as a fetch does
+        // with a pending change, would fire every fault.
+        request.predicate = nil
+        request.sortDescriptors = nil
+        let fetched = try context.fetch(request)
+        #expect(fetched.count == count)
+        #expect(Set(fetched.map(ObjectIdentifier.init)).count == count)
+        #expect(fetched[3] === early[0] && fetched[count - 3] === early[1])
+        #expect(fetched[3].value(forKey: "salary") as? Int64 == -1, "the pending change is kept")
+        #expect(fetched.allSatisfy { context.registeredObject(for: $0.objectID) === $0 })
+        let faults = fetched.enumerated().filter { $0.offset != 3 && $0.offset != count - 3 }.map(\.element)
+        #expect(faults.allSatisfy { $0.isFault && $0.fetchedSnapshot?.objectID == $0.objectID })
+        #expect(fetched.map { $0.value(forKey: "name") as? String ?? "?" } == names)
+
+        // Rows read by another context, listed again in a later chunk.
+        let reader = self.context(fixture)
+        var rows = try reader.fetch(request).map { object -> ObjectSnapshot in
+            _ = object.value(forKey: "name")
+            return object.persistentSnapshot()
+        }
+        rows[count - 1] = rows[1]
+        let fresh = self.context(fixture)
+        let objects = fresh.register(rows, request)
+        #expect(objects.count == count && objects[1] === objects[count - 1])
+        #expect(fresh.registeredObjects.count == count - 1)
+        #expect(objects[1].isFault && objects[1].fetchedSnapshot?.objectID == rows[1].objectID)
+        #expect(objects[1].value(forKey: "name") as? String == names[1])
+        #expect(objects[count - 2].value(forKey: "name") as? String == names[count - 2])
+    }
 }
