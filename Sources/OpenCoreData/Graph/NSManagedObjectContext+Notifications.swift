@@ -44,7 +44,11 @@ extension NSManagedObjectContext {
             (NSDeletedObjectsKey, eventDeleted), (NSRefreshedObjectsKey, eventRefreshed),
             (NSInvalidatedObjectsKey, eventInvalidated),
         ]
-        for (key, list) in entries where !list.isEmpty { userInfo[key] = list.set }
+        for (key, list) in entries where !list.isEmpty {
+            let set = list.set
+            userInfo[key] = set
+            setsPostedDuringSave?.record(set, of: list.objects, under: key)
+        }
         for object in eventTouched { object.eventChanges = [] }
         eventInserted.removeAll()
         eventUpdated.removeAll()

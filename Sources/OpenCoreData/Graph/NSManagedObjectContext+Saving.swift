@@ -30,6 +30,8 @@ extension NSManagedObjectContext {
         checkConcurrency("save()")
         guard hasChanges || !pendingDeletions.isEmpty else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        setsPostedDuringSave = PostedObjectSets()
+        defer { setsPostedDuringSave = nil }
         processPendingChanges()
         for object in insertedList.objects + updatedList.objects + deletedList.objects { object.willSave() }
         processPendingChanges()
@@ -165,9 +167,20 @@ extension NSManagedObjectContext {
         deletedList.removeAll()
         for objects in [inserted, updated, deleted] { for object in objects { object.didSave() } }
         for object in deleted { object.managedObjectContext = nil }
+        // The sets this save's change notification posted, when they hold the same objects (a
+        // save of one event's changes): building a set of 50,000 objects costs 2.7 million
+        // instructions.
+        func set(_ objects: [NSManagedObject], _ key: String) -> Set<NSManagedObject> {
+            setsPostedDuringSave?.set(of: objects, under: key) ?? Set(objects)
+        }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
-            NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
+            NSInsertedObjectsKey: set(inserted, NSInsertedObjectsKey), NSUpdatedObjectsKey: set(updated, NSUpdatedObjectsKey),
+            NSDeletedObjectsKey: set(deleted, NSDeletedObjectsKey),
         ])
+        // Dropped while the save's arrays still hold the objects: objects whose last owner was
+        // a set were freed in its hash order, scattered over memory (W1 took 18% longer than
+        // freeing them in the arrays' order, the order they were made in).
+        setsPostedDuringSave = nil
     }
 
     /// Runs the validation of every changed object and gathers the errors: one error is thrown

@@ -147,6 +147,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) var eventDeleted = ObjectList()
     @exclusivity(unchecked) var eventRefreshed = ObjectList()
     @exclusivity(unchecked) var eventInvalidated = ObjectList()
+    /// The sets of objects `NSManagedObjectContextObjectsDidChange` posted during the current
+    /// `save()` (nil outside one), which its `NSManagedObjectContextDidSave` reuses for the same
+    /// objects (``PostedObjectSets``).
+    @exclusivity(unchecked) final var setsPostedDuringSave: PostedObjectSets?
     /// Objects whose `eventChanges` must be cleared at the end of the event.
     ///
     /// An array, not a set: an object is appended when its first change of the event is

@@ -62,6 +62,61 @@ struct ContextSaveTests {
         #expect(recorder.notifications.count == 4)
     }
 
+    /// A run whose first `willSave()` inserts another run.
+    private final class InsertingRun: NSManagedObject {
+        private var insertedAnother = false
+        override func willSave() {
+            guard isInserted, !insertedAnother, let context = managedObjectContext else { return }
+            insertedAnother = true
+            _ = GraphTestModel.insert("Run", context)
+        }
+    }
+
+    /// A save's `NSManagedObjectContextDidSave` carries the saved objects whether they are the
+    /// ones its change notification just posted (the same set is posted again) or not: objects
+    /// posted by an earlier event, or inserted by `willSave()`, are in it too.
+    @Test func didSaveCarriesTheSavedObjectsWhateverTheEventsPosted() throws {
+        let model = GraphTestModel.make()
+        model.register(InsertingRun.self, forEntityName: "Run")
+        let context = try GraphTestModel.storedContext(model: model)
+        let recorder = NotificationRecorder([.NSManagedObjectContextObjectsDidChange, .NSManagedObjectContextDidSave], object: context)
+        func lastSaved(_ key: String) -> Set<NSManagedObject>? {
+            recorder.notifications.last { $0.name == .NSManagedObjectContextDidSave }?.userInfo?[key] as? Set<NSManagedObject>
+        }
+        func lastChanged(_ key: String) -> Set<NSManagedObject>? {
+            recorder.notifications.last { $0.name == .NSManagedObjectContextObjectsDidChange }?.userInfo?[key] as? Set<NSManagedObject>
+        }
+
+        // One event: the save posts the inserted objects once as changed, then as saved.
+        let first = (0..<3).map { _ in GraphTestModel.insert("ClassEntity", context) }
+        try context.save()
+        #expect(lastChanged(NSInsertedObjectsKey) == Set(first))
+        #expect(lastSaved(NSInsertedObjectsKey) == Set(first))
+
+        // Updates and deletions of one event, likewise.
+        first[0].setValue("a", forKey: "name")
+        first[1].setValue("b", forKey: "name")
+        context.delete(first[2])
+        try context.save()
+        #expect(lastSaved(NSUpdatedObjectsKey) == [first[0], first[1]])
+        #expect(lastSaved(NSDeletedObjectsKey) == [first[2]])
+
+        // Two events: the save's own change notification posts only the last one.
+        let early = (0..<2).map { _ in GraphTestModel.insert("ClassEntity", context) }
+        context.processPendingChanges()
+        let late = GraphTestModel.insert("ClassEntity", context)
+        try context.save()
+        #expect(lastChanged(NSInsertedObjectsKey) == [late])
+        #expect(lastSaved(NSInsertedObjectsKey) == Set(early + [late]))
+
+        // `willSave()` inserts: the save posts both runs.
+        let run = GraphTestModel.insert("Run", context)
+        try context.save()
+        let saved = try #require(lastSaved(NSInsertedObjectsKey))
+        #expect(saved.count == 2 && saved.contains(run))
+        #expect(!context.hasChanges)
+    }
+
     @Test func hooksRunInOrder() throws {
         let model = GraphTestModel.make()
         model.register(RecordingRun.self, forEntityName: "Run")
