@@ -186,4 +186,36 @@ private func instanceSize(of object: AnyObject) -> Int {
         #expect(objects[1].value(forKey: "name") as? String == names[1])
         #expect(objects[count - 2].value(forKey: "name") as? String == names[count - 2])
     }
+
+    /// `object(with:)` for more IDs than one registration chunk, as a batched fetch and a
+    /// prefetch ask: each ID gets its registered object or one new fault at its position (an ID
+    /// repeated in a later chunk gets the fault of its first position), and the new faults fire
+    /// with their rows; a batched fetch over the same rows reads every value in order.
+    @Test func idsOfSeveralChunksGetOneObjectEach() throws {
+        let fixture = CompanyFixture(storeType: NSSQLiteStoreType)
+        try fixture.addStore()
+        let count = NSManagedObjectContext.registrationChunkSize * 2 + 100
+        let names = (0..<count).map { String(format: "e%05d", $0) }
+        let (_, employeeIDs) = try fixture.insertDepartment("Big", budget: 1, employees: names.enumerated().map { ($1, Int64($0)) })
+        let context = context(fixture)
+        let known = context.object(with: employeeIDs[700])
+        known.setValue(Int64(-7), forKey: "salary")
+
+        var ids = employeeIDs
+        ids[count - 1] = ids[2]
+        let objects = context.objects(with: ids)
+        #expect(objects.count == count)
+        #expect(objects[700] === known && objects[2] === objects[count - 1])
+        // The employees, once each (the changed one holds its department too).
+        #expect(context.registeredObjects.filter { $0.entity.name == "Employee" }.count == count - 1)
+        #expect(objects.indices.allSatisfy { objects[$0].objectID == ids[$0] })
+        #expect(objects[1_000].value(forKey: "name") as? String == names[1_000])
+        #expect(objects[700].value(forKey: "salary") as? Int64 == -7)
+
+        let reader = self.context(fixture)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.fetchBatchSize = 100
+        let batched = try reader.fetch(request)
+        #expect(batched.map { $0.value(forKey: "name") as? String ?? "?" } == names)
+    }
 }
