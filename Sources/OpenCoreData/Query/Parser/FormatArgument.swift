@@ -18,12 +18,13 @@ enum FormatSpecifier: Equatable {
     case floatingPoint
     case cString
 
-    /// The length modifiers printf allows before a conversion character.
-    static let lengthModifiers: Set<Character> = ["h", "l", "q", "L", "z", "t", "j"]
+    /// The length modifiers printf allows before a conversion character, as ASCII codes.
+    static let lengthModifiers: [UInt8] = Array("hlqLztj".utf8)
 
-    /// The specifier of a conversion character, or `nil` if there is none.
-    init?(conversion: Character) {
-        switch conversion {
+    /// The specifier of a conversion character given by its ASCII code (any other character:
+    /// the lexer's `nonASCII`), or `nil` if there is none.
+    init?(conversion: UInt8) {
+        switch Unicode.Scalar(conversion) {
         case "@": self = .object
         case "K": self = .keyPath
         case "d", "i", "u", "D", "U", "x", "X", "o", "O", "c": self = .integer
@@ -38,7 +39,9 @@ enum FormatSpecifier: Equatable {
         let value = ValueComparison.unwrap(argument)   // the Optional layers an argument gains in `[Any]`
         switch self {
         case .object:
-            if let expression = value as? NSExpression { return .success(.argument(expression)) }
+            if let value, FormatSpecifier.mayBeExpression(value), let expression = value as? NSExpression {
+                return .success(.argument(expression))
+            }
             return .success(.argument(NSExpression(node: .constant(value))))
         case .keyPath:
             guard let path = FormatSpecifier.string(value) else {
@@ -64,6 +67,15 @@ enum FormatSpecifier: Equatable {
             }
             return .success(.argument(NSExpression(node: .constant(string))))
         }
+    }
+
+    /// Whether `value` may cast to `NSExpression`: false for an instance of another class (an
+    /// `NSNumber`, the usual argument), which the runtime's failing cast from `Any` took about
+    /// 1,500 instructions to tell; true for an expression and for any value of a value type,
+    /// which may box one (`AnyHashable`).
+    private static func mayBeExpression(_ value: Any) -> Bool {
+        let dynamicType = type(of: value)
+        return dynamicType is NSExpression.Type || !(dynamicType is AnyClass)
     }
 
     /// A string argument, from a Swift `String` or an `NSString`.

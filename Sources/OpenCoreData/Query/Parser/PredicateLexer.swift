@@ -5,11 +5,16 @@
 /// The first problem found ends the token list with an `.invalid` token (then `.end`).
 struct PredicateLexer {
     let format: String
+    /// Each character of the format; empty when ``isASCII`` (``character(at:)`` makes them
+    /// from ``codes`` then: an array of `Character`s cost about a hundred instructions a
+    /// character to build, more than lexing a short format).
     private let chars: [Character]
     /// The ASCII code of each character, ``nonASCII`` for any other: the common checks
     /// (whitespace, letters, digits, symbols) read these bytes instead of asking `Character`
     /// for Unicode properties.
     private let codes: [UInt8]
+    /// Whether every character is one ASCII byte, as in nearly every format.
+    private let isASCII: Bool
     private var position = 0
     private let arguments: [Any?]
     private var nextArgument = 0
@@ -20,9 +25,10 @@ struct PredicateLexer {
         self.format = format
         // An ASCII string without carriage returns has one character per byte ("\r\n" is one
         // character): no grapheme breaking needed.
-        if format.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) {
+        isASCII = format.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D }
+        if isASCII {
             codes = Array(format.utf8)
-            chars = codes.map { Character(Unicode.Scalar($0)) }
+            chars = []
         } else {
             chars = Array(format)
             codes = chars.map { c in c.unicodeScalars.count == 1 && c.isASCII ? c.asciiValue ?? Self.nonASCII : Self.nonASCII }
@@ -40,7 +46,7 @@ struct PredicateLexer {
             switch token.kind {
             case .end: return tokens
             case .invalid:
-                tokens.append(PredicateToken(kind: .end, text: "", column: lexer.chars.count + 1))
+                tokens.append(PredicateToken(kind: .end, text: "", column: lexer.codes.count + 1))
                 return tokens
             default: continue
             }
@@ -51,7 +57,20 @@ struct PredicateLexer {
 
     private func peek(_ offset: Int = 0) -> Character? {
         let i = position + offset
-        return i < chars.count ? chars[i] : nil
+        return i < codes.count ? character(at: i) : nil
+    }
+
+    /// The character at index `i` (in range).
+    private func character(at i: Int) -> Character {
+        isASCII ? Character(Unicode.Scalar(codes[i])) : chars[i]
+    }
+
+    /// The source text of the characters in `range`.
+    private func text(in range: Range<Int>) -> String {
+        if codes[range].allSatisfy({ $0 != Self.nonASCII }) {
+            return String(decoding: codes[range], as: UTF8.self)
+        }
+        return String(chars[range])
     }
 
     /// The ASCII code at `position + offset` (``nonASCII`` for another character), nil at the end.
@@ -61,10 +80,7 @@ struct PredicateLexer {
     }
 
     private func text(from start: Int) -> String {
-        if codes[start..<position].allSatisfy({ $0 != Self.nonASCII }) {
-            return String(decoding: codes[start..<position], as: UTF8.self)
-        }
-        return String(chars[start..<position])
+        text(in: start..<position)
     }
 
     private func token(_ kind: PredicateToken.Kind, from start: Int) -> PredicateToken {
@@ -86,14 +102,14 @@ struct PredicateLexer {
     private func isIdentifierStart(at offset: Int = 0) -> Bool {
         guard let code = code(offset) else { return false }
         if code != Self.nonASCII { return code == 0x5F || Self.isASCIILetter(code) }
-        return Self.isIdentifierStart(chars[position + offset])
+        return Self.isIdentifierStart(character(at: position + offset))
     }
 
     /// ``isIdentifierPart(_:)`` of the character at `position`.
     private func isIdentifierPart() -> Bool {
         guard let code = code() else { return false }
         if code != Self.nonASCII { return code == 0x5F || Self.isASCIILetter(code) || Self.isASCIIDigit(code) }
-        return Self.isIdentifierPart(chars[position])
+        return Self.isIdentifierPart(character(at: position))
     }
 
     /// Whether the character at `position` is an ASCII digit.
@@ -102,34 +118,35 @@ struct PredicateLexer {
     private func isWhitespace() -> Bool {
         guard let code = code() else { return false }
         if code != Self.nonASCII { return code == 0x20 || (0x09...0x0D).contains(code) }
-        return chars[position].isWhitespace
+        return character(at: position).isWhitespace
     }
 
     private mutating func nextToken() -> PredicateToken {
         while isWhitespace() { position += 1 }
         let start = position
-        guard let c = peek() else { return PredicateToken(kind: .end, text: "", column: start + 1) }
+        // By ASCII code: a non-ASCII character is a letter (read above) or a stray symbol.
+        guard let code = code() else { return PredicateToken(kind: .end, text: "", column: start + 1) }
 
         if isIdentifierStart() { return identifier() }
         if isDigit() { return number() }
-        switch c {
-        case "\"", "'": return string(quote: c)
-        case "%": return formatArgument()
-        case "$":
+        switch code {
+        case UInt8(ascii: "\""), UInt8(ascii: "'"): return string(quote: character(at: position))
+        case UInt8(ascii: "%"): return formatArgument()
+        case UInt8(ascii: "$"):
             position += 1
             let name = scanWord()
             guard !name.isEmpty else {
                 return invalid("expected a variable name after '$' but found \(describe(peek()))", at: position)
             }
             return token(.variable(name), from: start)
-        case "#":
+        case UInt8(ascii: "#"):
             position += 1
             let name = scanWord()
             guard !name.isEmpty else {
                 return invalid("expected a key after '#' but found \(describe(peek()))", at: position)
             }
             return token(.escapedKey(name), from: start)
-        case "@":
+        case UInt8(ascii: "@"):
             position += 1
             let name = scanWord()
             guard !name.isEmpty else {
@@ -164,27 +181,27 @@ struct PredicateLexer {
 
     // MARK: Symbols
 
-    private static let twoCharacterSymbols: Set<String> = [
+    /// The two-character symbols, each as its two ASCII codes in one number (first code in
+    /// the high byte): a scan of thirteen numbers, where a `Set<String>` hashed a string made
+    /// for the lookup.
+    private static let twoCharacterSymbols: [UInt16] = [
         "==", ">=", "=>", "<=", "=<", "!=", "<>", "&&", "||", "**", ":=", "<<", ">>",
-    ]
-    private static let oneCharacterSymbols: Set<Character> = [
-        "(", ")", "{", "}", "[", "]", ",", ".", "=", "<", ">", "!", "+", "-", "*", "/",
-        "&", "|", "^", "~",
-    ]
+    ].map { (symbol: String) in symbol.utf8.reduce(0) { $0 << 8 | UInt16($1) } }
+    /// The one-character symbols, as ASCII codes.
+    private static let oneCharacterSymbols: [UInt8] = Array("(){}[],.=<>!+-*/&|^~".utf8)
 
     private mutating func symbol() -> PredicateToken {
         let start = position
         if let a = code(), let b = code(1), a != Self.nonASCII, b != Self.nonASCII,
-           Self.twoCharacterSymbols.contains(String(decoding: [a, b], as: UTF8.self)) {
+           Self.twoCharacterSymbols.contains(UInt16(a) << 8 | UInt16(b)) {
             position += 2
             return token(.symbol(text(from: start)), from: start)
         }
-        let c = chars[position]
-        guard Self.oneCharacterSymbols.contains(c) else {
-            return invalid("unexpected character '\(c)'", at: start)
+        guard let code = code(), code != Self.nonASCII, Self.oneCharacterSymbols.contains(code) else {
+            return invalid("unexpected character '\(character(at: start))'", at: start)
         }
         position += 1
-        return token(.symbol(String(c)), from: start)
+        return token(.symbol(text(from: start)), from: start)
     }
 
     // MARK: Numbers
@@ -195,7 +212,7 @@ struct PredicateLexer {
             position += 2
             let digitsStart = position
             while let c = peek(), c.isHexDigit || c == "_" { position += 1 }
-            let digits = String(chars[digitsStart..<position]).replacingOccurrences(of: "_", with: "")
+            let digits = text(in: digitsStart..<position).replacingOccurrences(of: "_", with: "")
             guard !digits.isEmpty else {
                 return invalid("expected digits after '0\(radixMark)' but found \(describe(peek()))", at: position)
             }
@@ -305,8 +322,8 @@ struct PredicateLexer {
     }
 
     private mutating func hexQuad() -> UInt32? {
-        guard position + 4 <= chars.count else { return nil }
-        let digits = String(chars[position..<position + 4])
+        guard position + 4 <= codes.count else { return nil }
+        let digits = text(in: position..<position + 4)
         guard digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16) else { return nil }
         position += 4
         return value
@@ -323,8 +340,8 @@ struct PredicateLexer {
         }
         // Flags, width and precision mean nothing in a predicate; they are allowed and ignored.
         while let code = code(), code == 0x2D || code == 0x2B || code == 0x23 || code == 0x2E || Self.isASCIIDigit(code) { position += 1 }
-        while let c = peek(), FormatSpecifier.lengthModifiers.contains(c) { position += 1 }
-        guard let conversion = peek() else {
+        while let code = code(), FormatSpecifier.lengthModifiers.contains(code) { position += 1 }
+        guard let conversion = code() else {
             if position == start + 1 {
                 return invalid("expected a format specifier such as %@, %K, %d or %f after '%' but found end of input", at: start)
             }

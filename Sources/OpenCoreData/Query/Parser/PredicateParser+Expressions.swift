@@ -38,6 +38,7 @@ extension PredicateParser {
     }
 
     private mutating func setExpression() throws -> NSExpression {
+        if let operand = loneOperand() { return operand }
         var left = try bitwise(0)
         while let keyword = current.keyword, ["UNION", "INTERSECT", "MINUS"].contains(keyword) {
             let operatorToken = current
@@ -50,6 +51,55 @@ extension PredicateParser {
             }
         }
         return left
+    }
+
+    /// The current token as the whole expression, consumed, when it is a plain operand (a
+    /// format argument, a number, a string or a key) that no operator of the expression grammar
+    /// follows; nil otherwise. It is what the levels below read for such a token (the
+    /// predicate's `a >= %@` is two of them), without descending through the ten of them, each
+    /// copying the current token to look at it: about 3,500 instructions an operand.
+    private mutating func loneOperand() -> NSExpression? {
+        guard Self.endsOperand(peek(1)) else { return nil }
+        let operand: NSExpression
+        switch current.kind {
+        case .argument(let expression): operand = expression
+        case .number(let value): operand = NSExpression(node: .constant(value))
+        case .string(let value): operand = NSExpression(node: .constant(value))
+        case .keyPathArgument(let key), .escapedKey(let key): operand = NSExpression(node: .keyPath(key))
+        case .identifier(let key):
+            // A word with a colon (a selector) has no keyword; literal and reserved words are
+            // read by `word(_:)`.
+            guard let keyword = current.keyword, !Self.wordsThatAreNotKeys.contains(keyword) else { return nil }
+            operand = NSExpression(node: .keyPath(key))
+        default: return nil
+        }
+        advance()
+        return operand
+    }
+
+    /// The words ``word(_:)`` does not read as a key when no `(` follows: literals, `SELF`,
+    /// `ANYKEY` and the reserved words.
+    private static let wordsThatAreNotKeys = reservedWords.union(["NULL", "NIL", "TRUE", "YES", "FALSE", "NO", "SELF", "ANYKEY"])
+
+    /// Whether `token`, after an operand, ends the expression: a comparison operator, `AND`,
+    /// `OR`, a comparison keyword, a closing bracket, a comma or the end. Anything else (an
+    /// arithmetic or bitwise operator, `[`, `.`, `(`, `UNION`, …) may continue it, and goes
+    /// through the whole grammar.
+    private static func endsOperand(_ token: PredicateToken) -> Bool {
+        switch token.kind {
+        case .end: return true
+        case .symbol(let symbol):
+            switch symbol {
+            case "==", "=", "!=", "<>", "<", ">", "<=", "=<", ">=", "=>", "&&", "||", ")", "]", "}", ",": return true
+            default: return false
+            }
+        case .identifier:
+            switch token.keyword {
+            case "AND", "OR", "NOT", "IN", "BETWEEN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES": return true
+            default: return false
+            }
+        default: return false
+        }
     }
 
     /// The right operand of a binary operator, with "expected an expression after '+'" on failure.
