@@ -293,7 +293,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     /// Sets each attribute's default value, as Core Data does when an object is created.
     private func applyDefaultValues() {
         let state = ensuredState
-        state.values = state.layout.defaultValues
+        state.values = state.layout.makeDefaultValues()
         state.changed.formUnion(state.layout.defaultedSlots)
     }
 

@@ -63,8 +63,29 @@ final class EntityLayout: @unchecked Sendable {
     }
 
     /// Each attribute's default value (converted as setters store values), nil elsewhere: the
-    /// values a new object starts with.
+    /// values a new object starts with (``makeDefaultValues()``).
     let defaultValues: SlotValues
+
+    /// Whether some attribute (persistent or transient) has a default value.
+    let hasDefaultValues: Bool
+
+    /// ``defaultValues`` in a buffer of their own: a new object's values, about to be written.
+    ///
+    /// Sharing ``defaultValues`` instead made the object's first write copy the shared buffer
+    /// through the runtime, each slot through the enum's value witness (about 850 instructions
+    /// for ten slots, against about 350 for this buffer).
+    func makeDefaultValues() -> SlotValues {
+        var values = makeEmptyValues()
+        guard hasDefaultValues else { return values }
+        defaultValues.withUnsafeBufferPointer { defaults in
+            values.withUnsafeMutableBufferPointer { slots in
+                // Every slot holds `.none`, which owns nothing: a default is initialized over it.
+                guard let base = slots.baseAddress else { return }
+                for slot in defaults.indices where !defaults[slot].isNone { (base + slot).initialize(to: defaults[slot]) }
+            }
+        }
+        return values
+    }
     /// The persistent attributes with a default value: what a new object has changed.
     let defaultedSlots: ChangedSlots
     /// Open addressing from a key's ``keyHash(_:)`` to its slot + 1 (0: empty), at most half full.
@@ -164,6 +185,7 @@ final class EntityLayout: @unchecked Sendable {
             return SlotValue(some: PropertyValueCoercion.stored(value, for: attribute))
         })
         self.defaultValues = defaultValues
+        self.hasDefaultValues = defaultValues.contains { !$0.isNone }
         self.defaultedSlots = ChangedSlots(attributes.filter { !defaultValues[$0].isNone })
     }
 

@@ -19,6 +19,26 @@ struct ManagedObjectTests {
         #expect(context.hasChanges)
     }
 
+    /// Each new object starts from the entity's defaults in values of its own: writing one
+    /// object changes neither the next new object nor one made before.
+    @Test func newObjectsStartFromTheirOwnCopyOfTheDefaults() {
+        let context = GraphTestModel.context()
+        let first = GraphTestModel.insert("StudentEntity", context)
+        let second = GraphTestModel.insert("StudentEntity", context)
+        first.setValue("Ann", forKey: "name")
+        first.setValue(Int16(12), forKey: "age")
+        let third = GraphTestModel.insert("StudentEntity", context)
+        #expect(first.value(forKey: "name") as? String == "Ann" && first.value(forKey: "age") as? Int16 == 12)
+        for student in [second, third] {
+            #expect(student.value(forKey: "name") as? String == "学生甲")
+            #expect(student.value(forKey: "age") as? Int16 == 0)
+            #expect(student.changedValues()["name"] as? String == "学生甲")
+        }
+        third.setValue(nil, forKey: "name")
+        #expect(second.value(forKey: "name") as? String == "学生甲" && third.value(forKey: "name") == nil)
+        #expect(GraphTestModel.insert("StudentEntity", context).value(forKey: "name") as? String == "学生甲")
+    }
+
     @Test func setValueConvertsNumbersToTheAttributeWidth() {
         let context = GraphTestModel.context()
         let run = GraphTestModel.insert("Run", context)
