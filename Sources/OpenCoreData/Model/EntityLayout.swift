@@ -86,6 +86,7 @@ final class EntityLayout: @unchecked Sendable {
         }
         return values
     }
+
     /// The persistent attributes with a default value: what a new object has changed.
     let defaultedSlots: ChangedSlots
     /// Open addressing from a key's ``keyHash(_:)`` to its slot + 1 (0: empty), at most half full.
