@@ -21,6 +21,8 @@ import Testing
         #expect(parsed("a LIKE[c] 'x*' AND b MATCHES '.+'") == "AND((kp(a) LIKE[c] \"x*\"), (kp(b) MATCHES \".+\"))")
         #expect(parsed("%K == %@", "name", "Ann") == "(kp(name) == \"Ann\")")
         #expect(parsed("#AND == 1") == "(kp(AND) == 1)")
+        #expect(parsed("a UTI-CONFORMS-TO 'public.text' AND b UTI-EQUALS %@", "public.data")
+            == "AND((kp(a) UTI-CONFORMS-TO \"public.text\"), (kp(b) UTI-EQUALS \"public.data\"))")
         #expect(parsedExpression("a") == "kp(a)")
         #expect(parsedExpression("%@", 3) == "3")
     }
@@ -49,6 +51,8 @@ import Testing
         #expect(parsed("-a == 1") == "(fn(from:subtract:, 0, kp(a)) == 1)")
         #expect(parsed("lowercase(a) == 'x'") == "(fn(lowercase:, kp(a)) == \"x\")")
         #expect(parsed("a UNION b CONTAINS 1") == "(union(kp(a), kp(b)) CONTAINS 1)")
+        #expect(parsed("a INTERSECT %@ CONTAINS 1 AND b MINUS c CONTAINS 2", [1])
+            == "AND((intersect(kp(a), [1]) CONTAINS 1), (minus(kp(b), kp(c)) CONTAINS 2))")
         #expect(parsed("%@ + 1 == 3", 2) == "(fn(add:to:, 2, 1) == 3)")
     }
 

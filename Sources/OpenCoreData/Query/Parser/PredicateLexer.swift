@@ -67,7 +67,7 @@ struct PredicateLexer {
 
     /// The source text of the characters in `range`.
     private func text(in range: Range<Int>) -> String {
-        if codes[range].allSatisfy({ $0 != Self.nonASCII }) {
+        if isASCII || codes[range].allSatisfy({ $0 != Self.nonASCII }) {
             return String(decoding: codes[range], as: UTF8.self)
         }
         return String(chars[range])

@@ -40,7 +40,7 @@ extension PredicateParser {
     private mutating func setExpression() throws -> NSExpression {
         if let operand = loneOperand() { return operand }
         var left = try bitwise(0)
-        while let keyword = current.keyword, ["UNION", "INTERSECT", "MINUS"].contains(keyword) {
+        while let keyword = current.keyword, Self.setOperators.contains(keyword) {
             let operatorToken = current
             advance()
             let right = try operand(after: operatorToken) { try $0.bitwise(0) }
@@ -81,23 +81,23 @@ extension PredicateParser {
     /// `ANYKEY` and the reserved words.
     private static let wordsThatAreNotKeys = reservedWords.union(["NULL", "NIL", "TRUE", "YES", "FALSE", "NO", "SELF", "ANYKEY"])
 
-    /// Whether `token`, after an operand, ends the expression: a comparison operator, `AND`,
-    /// `OR`, a comparison keyword, a closing bracket, a comma or the end. Anything else (an
-    /// arithmetic or bitwise operator, `[`, `.`, `(`, `UNION`, …) may continue it, and goes
-    /// through the whole grammar.
+    /// The words that continue an expression as set operators (``setExpression()``).
+    private static let setOperators = ["UNION", "INTERSECT", "MINUS"]
+
+    /// The symbols that end an expression after an operand: the comparison operators (the
+    /// parser's own table), `&&`, `||`, closing brackets and the comma.
+    private static let symbolsEndingAnOperand = Set(symbolOperators.keys).union(["&&", "||", ")", "]", "}", ","])
+
+    /// Whether `token`, after an operand, ends the expression: the end, one of
+    /// ``symbolsEndingAnOperand``, or a word other than a set operator (no other word continues
+    /// an expression: `AND`, `NOT`, `IN`, `UTI-CONFORMS-TO`, … are read by the predicate
+    /// grammar). Anything else (an arithmetic or bitwise operator, `[`, `.`, `(`, a literal
+    /// after an operand, …) goes through the whole grammar, which reads it or reports it.
     private static func endsOperand(_ token: PredicateToken) -> Bool {
         switch token.kind {
         case .end: return true
-        case .symbol(let symbol):
-            switch symbol {
-            case "==", "=", "!=", "<>", "<", ">", "<=", "=<", ">=", "=>", "&&", "||", ")", "]", "}", ",": return true
-            default: return false
-            }
-        case .identifier:
-            switch token.keyword {
-            case "AND", "OR", "NOT", "IN", "BETWEEN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES": return true
-            default: return false
-            }
+        case .symbol(let symbol): return symbolsEndingAnOperand.contains(symbol)
+        case .identifier: return !setOperators.contains(token.keyword ?? "")
         default: return false
         }
     }

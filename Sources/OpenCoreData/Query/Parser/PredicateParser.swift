@@ -269,7 +269,7 @@ struct PredicateParser {
 
     // MARK: Comparisons
 
-    private static let symbolOperators: [String: NSComparisonPredicate.Operator] = [
+    static let symbolOperators: [String: NSComparisonPredicate.Operator] = [
         "=": .equalTo, "==": .equalTo,
         "!=": .notEqualTo, "<>": .notEqualTo,
         "<": .lessThan, ">": .greaterThan,
