@@ -21,10 +21,10 @@ import CSwiftRuntime
 /// entries would do the same at the cost of a side table per object (7–20 % on the benchmarks
 /// and 90 MB when walking a million faults).
 ///
-/// Entries are keyed by the ID objects themselves, hashed and compared through their
-/// ``ObjectIDKey`` (no dynamic dispatch, no `Hasher`: see ``ObjectTable``): 17 bytes a bucket,
-/// where keying by the 24-byte ``ObjectIDKey`` itself made the registry the largest structure
-/// of a walk through a million faults. A fetch looks up and registers its objects with
+/// Entries are keyed by their objects' IDs, hashed and compared through their ``ObjectIDKey``
+/// (no dynamic dispatch, no `Hasher`: see ``ObjectTable``): 9 bytes a bucket, where keying by
+/// the 24-byte ``ObjectIDKey`` itself made the registry the largest structure of a walk
+/// through a million faults. A fetch looks up and registers its objects with
 /// ``objects(for:)`` and ``register(_:)``, one lock for all of them.
 final class ObjectRegistry {
     /// Guards ``entries`` and ``freedIDs`` (which are `@exclusivity(unchecked)`: the lock

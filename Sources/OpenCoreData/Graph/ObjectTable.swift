@@ -5,24 +5,32 @@
 /// (``ObjectIDKey/runBits``): no `Hasher` and no dynamic dispatch. Eight consecutive primary
 /// keys of an entity have consecutive home buckets, so registering, finding or forgetting a
 /// batch of rows in key order reads a few cache lines instead of one per ID (a million
-/// registered objects are far bigger than the caches). Each bucket is two words:
-/// the ID (retained) and the object (unretained, as the registry holds it), plus the table's
-/// control byte, which spares a probe reading the IDs it passes.
+/// registered objects are far bigger than the caches). Each bucket is one word, the object
+/// (unretained, as the registry holds it), whose ``NSManagedObject/objectID`` is the bucket's
+/// key, plus the table's control byte, which spares a probe reading the objects it passes.
+/// Holding the ID beside the object took a second word a bucket (16.8 MB of two million
+/// buckets, walking a million faults) to save reading the object on a match, which its finder
+/// reads next anyway. So an object's ID must not change while it is registered: the registry
+/// moves it (``ObjectRegistry/reassign(_:to:)``), and every other change of an ID happens to
+/// an object that is not (yet, or any more) registered.
 ///
 /// A value type with no lock of its own: the registry guards it.
 struct ObjectTable {
     private struct Bucket: ProbingBucket {
-        var id: NSManagedObjectID?
         var object: Unmanaged<NSManagedObject>?
         init() {}
-        init(id: NSManagedObjectID, object: Unmanaged<NSManagedObject>) {
-            self.id = id
-            self.object = object
+        init(object: Unmanaged<NSManagedObject>) { self.object = object }
+        /// The key of the object's ID, read without retaining the object or the ID. (The
+        /// object's memory is valid: an entry never outlives its object, and a `deinit` on
+        /// another thread waits on the registry's lock, held by whoever reads the table.)
+        @inline(__always)
+        private var key: ObjectIDKey? {
+            object.map { object in object._withUnsafeGuaranteedRef { $0.objectID.key } }
         }
-        var hashBits: UInt64 { id?.key.runBits ?? 0 }
-        func holds(_ key: NSManagedObjectID) -> Bool {
-            guard let id else { return false }
-            return id === key || id.key == key.key
+        var hashBits: UInt64 { key?.runBits ?? 0 }
+        func holds(_ id: NSManagedObjectID) -> Bool {
+            guard let object else { return false }
+            return object._withUnsafeGuaranteedRef { object in object.objectID === id || object.objectID.key == id.key }
         }
         static func hashBits(of key: NSManagedObjectID) -> UInt64 { key.key.runBits }
         static var runBits: UInt64 { 3 }
@@ -49,10 +57,11 @@ struct ObjectTable {
                          _ body: (Unmanaged<NSManagedObject>?) -> Unmanaged<NSManagedObject>) -> Unmanaged<NSManagedObject> {
         let (index, found) = table.insertionIndex(for: id)
         let object = body(found ? table[index].object : nil)
+        assert(object._withUnsafeGuaranteedRef { $0.objectID.key == id.key }, "an object is registered under its own ID, not \(id)")
         if found {
             table[index].object = object
         } else {
-            table.occupy(index, with: Bucket(id: id, object: object))
+            table.occupy(index, with: Bucket(object: object))
         }
         return object
     }

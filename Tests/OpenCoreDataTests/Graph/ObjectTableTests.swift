@@ -17,12 +17,15 @@ import Testing
         let store = store()
         let entity = GraphTestModel.entity("Item")
         var table = ObjectTable()
+        // The table reads each object's ID: an object is registered under its own.
         let first = NSManagedObject(entity: entity, insertInto: nil)
         let second = NSManagedObject(entity: entity, insertInto: nil)
         let id = NSManagedObjectID(entity: entity, store: store, primaryKey: 42)
+        first.objectID = id
         table.set(Unmanaged.passUnretained(first), for: id)
         // Another instance of the same ID finds it.
         let equal = NSManagedObjectID(entity: entity, store: store, primaryKey: 42)
+        second.objectID = equal
         #expect(table[equal]?.toOpaque() == Unmanaged.passUnretained(first).toOpaque())
         #expect(table[NSManagedObjectID(entity: entity, store: store, primaryKey: 43)] == nil)
         table.set(Unmanaged.passUnretained(second), for: equal)
@@ -39,10 +42,18 @@ import Testing
     @Test func agreesWithADictionaryThroughGrowthAndRemovals() {
         let store = store()
         let entities = [GraphTestModel.entity("Item"), GraphTestModel.entity("Other")]
-        let objects = (0..<8).map { NSManagedObject(entity: entities[$0 % 2], insertInto: nil) }
         var ids: [NSManagedObjectID] = []
         for pk in 1...3_000 { ids.append(NSManagedObjectID(entity: entities[pk % 2], store: store, primaryKey: Int64(pk))) }
         for index in 0..<1_000 { ids.append(NSManagedObjectID(temporaryFor: entities[index % 2])) }
+        // Two objects of each ID (the table reads an object's ID: it is registered under its own).
+        let objects = (0..<2).flatMap { _ in
+            ids.map { id in
+                let object = NSManagedObject(entity: id.entity, insertInto: nil)
+                object.objectID = id
+                return object
+            }
+        }
+        let indexOfObject = Dictionary(uniqueKeysWithValues: objects.enumerated().map { (Unmanaged.passUnretained($1).toOpaque(), $0) })
         var generator = SeededGenerator(state: 0x5EED)
         var table = ObjectTable()
         var expected: [NSManagedObjectID: Int] = [:]
@@ -50,7 +61,7 @@ import Testing
         func check() {
             #expect(table.count == expected.count)
             for id in ids {
-                let found = table[id].map { found in objects.firstIndex { Unmanaged.passUnretained($0).toOpaque() == found.toOpaque() } }
+                let found = table[id].map { found in indexOfObject[found.toOpaque()] }
                 guard found == expected[id].map(Optional.some) else {
                     Issue.record("\(id) maps to \(String(describing: found)), expected \(String(describing: expected[id]))")
                     return
@@ -59,8 +70,8 @@ import Testing
         }
 
         for (index, id) in ids.enumerated() {
-            table.set(Unmanaged.passUnretained(objects[index % objects.count]), for: id)
-            expected[id] = index % objects.count
+            table.set(Unmanaged.passUnretained(objects[index]), for: id)
+            expected[id] = index
         }
         check()
         for (step, id) in ids.shuffled(using: &generator).enumerated() where step % 3 != 0 {
@@ -72,8 +83,8 @@ import Testing
         }
         check()
         for (index, id) in ids.enumerated() where index % 5 == 0 {
-            table.update(id) { existing in existing ?? Unmanaged.passUnretained(objects[0]) }
-            if expected[id] == nil { expected[id] = 0 }
+            table.update(id) { existing in existing ?? Unmanaged.passUnretained(objects[ids.count + index]) }
+            if expected[id] == nil { expected[id] = ids.count + index }
         }
         check()
         #expect(table.objects.count == expected.count)
