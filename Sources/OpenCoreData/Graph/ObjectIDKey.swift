@@ -1,50 +1,43 @@
 import Foundation
 
-/// An object ID as a value: three words, compared and hashed without dynamic dispatch.
+/// An object ID as a value: two words, compared and hashed without dynamic dispatch.
 ///
 /// Two keys are equal exactly when their IDs are ``NSManagedObjectID/isEqual(_:)``: a permanent
 /// key is the store identifier, the entity name and the primary key; a temporary key is the
 /// entity name and the temporary UUID. Store identifiers and entity names stand as small numbers
 /// (``ObjectIDTokens``), equal strings as equal numbers, so a key never compares or hashes text.
 /// The context's registry and caches and the SQLite row cache are keyed by it.
+///
+/// A temporary key holds only the low half of its UUID: every temporary UUID of the process
+/// has the same high half (``TemporaryKeys``).
 struct ObjectIDKey: Hashable, Sendable {
     /// Store token in the high half, entity token shifted left by one, and bit 0 set for a
     /// temporary key.
     private let space: UInt64
-    /// The primary key's bits, or the temporary UUID's first half.
-    private let first: UInt64
-    /// 0, or the temporary UUID's second half.
-    private let second: UInt64
+    /// The primary key's bits, or the low half of the temporary UUID.
+    private let bits: UInt64
+
+    /// The key of the ID `bits` of an entity (its name's number `entityToken`) in the store
+    /// whose ``ObjectIDOrigin/keySpace`` is `storeSpace`: the store's number in the high half,
+    /// or 1 for a temporary ID.
+    @inline(__always)
+    init(storeSpace: UInt64, entityToken: UInt32, bits: UInt64) {
+        space = storeSpace | UInt64(entityToken) << 1
+        self.bits = bits
+    }
 
     /// The key of row `primaryKey` of an entity in a store.
     init(storeToken: UInt32, entityToken: UInt32, primaryKey: Int64) {
-        space = UInt64(storeToken) << 32 | UInt64(entityToken) << 1
-        first = UInt64(bitPattern: primaryKey)
-        second = 0
-    }
-
-    /// The key of a temporary ID.
-    init(temporary uuid: UUID, entityToken: UInt32) {
-        space = UInt64(entityToken) << 1 | 1
-        (first, second) = withUnsafeBytes(of: uuid.uuid) { bytes in
-            (bytes.loadUnaligned(as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        }
+        self.init(storeSpace: UInt64(storeToken) << 32, entityToken: entityToken, bits: UInt64(bitPattern: primaryKey))
     }
 
     var isTemporary: Bool { space & 1 != 0 }
 
     /// The primary key; `nil` for a temporary key.
-    var primaryKey: Int64? { isTemporary ? nil : Int64(bitPattern: first) }
+    var primaryKey: Int64? { isTemporary ? nil : Int64(bitPattern: bits) }
 
     /// The UUID of a temporary key (meaningless for a permanent one).
-    var temporaryUUID: UUID {
-        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &bytes) { raw in
-            raw.storeBytes(of: first, toByteOffset: 0, as: UInt64.self)
-            raw.storeBytes(of: second, toByteOffset: 8, as: UInt64.self)
-        }
-        return UUID(uuid: bytes)
-    }
+    var temporaryUUID: UUID { TemporaryKeys.uuid(lowHalf: bits) }
 
     /// Whether this key's ID was made before `other`'s: permanent keys first, by store, entity
     /// and primary key; then temporary keys in the order the process made them.
@@ -54,37 +47,37 @@ struct ObjectIDKey: Hashable, Sendable {
     /// its counter's low byte first, follows no such order.)
     func precedes(_ other: ObjectIDKey) -> Bool {
         if isTemporary != other.isTemporary { return other.isTemporary }
-        if isTemporary { return TemporaryKeys.sequenceNumber(second) < TemporaryKeys.sequenceNumber(other.second) }
+        if isTemporary { return TemporaryKeys.sequenceNumber(bits) < TemporaryKeys.sequenceNumber(other.bits) }
         if space != other.space { return space < other.space }
-        return Int64(bitPattern: first) < Int64(bitPattern: other.first)
+        return Int64(bitPattern: bits) < Int64(bitPattern: other.bits)
     }
 
-    /// The three words folded into one (multiplications by odd constants keep distinct primary
+    /// The two words folded into one (multiplication by an odd constant keeps distinct primary
     /// keys and UUID halves distinct): ``NSManagedObjectID/hash`` and what the hasher gets.
     var mixedBits: UInt64 {
-        (first &* 0x9E37_79B9_7F4A_7C15) ^ (second &* 0xC2B2_AE3D_27D4_EB4F) ^ space
+        (bits &* 0x9E37_79B9_7F4A_7C15) ^ space
     }
 
-    /// The three words folded into one for a ``LinearProbingTable``, which multiplies its keys'
+    /// The two words folded into one for a ``LinearProbingTable``, which multiplies its keys'
     /// bits by the golden-ratio constant and keeps the high bits (Fibonacci hashing): the
-    /// primary key (or the temporary UUID's first half) plus an offset for the rest.
+    /// primary key (or the temporary UUID's low half) plus an offset for the rest.
     ///
     /// Not ``mixedBits``: Fibonacci hashing spreads consecutive integers evenly over the table,
     /// but not integers already multiplied by the same constant and then XORed with the store
     /// and entity. With those, 5,000 consecutive primary keys took 2 to 46 probes each on
     /// average to insert, depending only on the store's number; with these, about 1.1.
     var probeBits: UInt64 {
-        first &+ (second ^ space) &* 0xC2B2_AE3D_27D4_EB4F
+        bits &+ space &* 0xC2B2_AE3D_27D4_EB4F
     }
 
     /// ``probeBits`` for a table that keeps runs of eight consecutive primary keys together
     /// (``ObjectTable``): the primary key's low three bits as they are, above them the rest of
     /// the key plus the offset.
     var runBits: UInt64 {
-        ((first >> 3) &+ (second ^ space) &* 0xC2B2_AE3D_27D4_EB4F) << 3 | first & 7
+        ((bits >> 3) &+ space &* 0xC2B2_AE3D_27D4_EB4F) << 3 | bits & 7
     }
 
-    /// One word for the hasher instead of three.
+    /// One word for the hasher instead of two.
     func hash(into hasher: inout Hasher) { hasher.combine(mixedBits) }
 }
 

@@ -27,7 +27,9 @@ struct ObjectTable {
         private var key: ObjectIDKey? {
             object.map { object in object._withUnsafeGuaranteedRef { $0.objectID.key } }
         }
+        @inline(__always)
         var hashBits: UInt64 { key?.runBits ?? 0 }
+        @inline(__always)
         func holds(_ id: NSManagedObjectID) -> Bool {
             guard let object else { return false }
             return object._withUnsafeGuaranteedRef { object in object.objectID === id || object.objectID.key == id.key }

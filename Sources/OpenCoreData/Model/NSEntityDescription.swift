@@ -22,23 +22,18 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     @exclusivity(unchecked) open var name: String? {
         willSet { checkMutable() }
         didSet {
-            objectIDNameTokenCache.store(0, ordering: .relaxed)
+            objectIDNameToken = ObjectIDTokens.entityName(name)
             managedObjectModel?.entityNamesChanged()
         }
     }
 
-    /// The name as a number for object ID keys (``ObjectIDKey``), looked up once per name.
-    /// IDs keep the number their entity had when they were made.
-    var objectIDNameToken: UInt32 {
-        let cached = objectIDNameTokenCache.load(ordering: .relaxed)
-        if cached != 0 { return cached }
-        let token = ObjectIDTokens.entityName(name)
-        objectIDNameTokenCache.store(token, ordering: .relaxed)
-        return token
-    }
-
-    /// ``objectIDNameToken`` once looked up; 0 before.
-    private let objectIDNameTokenCache = Atomic<UInt32>(0)
+    /// The name as a number for object ID keys (``ObjectIDKey``), looked up when the name is
+    /// set. An ID's key reads it each time (``NSManagedObjectID/key``), so it is a plain
+    /// stored value, as ``name`` is: a lookup on the way, or an atomic load, in the middle of
+    /// every registry probe made the optimizer copy the table's buckets around it. Like the
+    /// name, it changes only while the model is editable, before any coordinator or context
+    /// keys IDs of it.
+    @exclusivity(unchecked) private(set) var objectIDNameToken = ObjectIDTokens.entityName(nil)
 
     /// The name of the class that represents the entity's objects. Defaults to `NSManagedObject`.
     @exclusivity(unchecked) open var managedObjectClassName: String! = "NSManagedObject" {
