@@ -23,8 +23,8 @@ import CSwiftRuntime
 ///
 /// Entries are keyed by their objects' IDs, hashed and compared through their ``ObjectIDKey``
 /// (no dynamic dispatch, no `Hasher`: see ``ObjectTable``): 9 bytes a bucket, where keying by
-/// the 24-byte ``ObjectIDKey`` itself made the registry the largest structure of a walk
-/// through a million faults. A fetch looks up and registers its objects with
+/// the ``ObjectIDKey`` itself (three words then) made the registry the largest structure of a
+/// walk through a million faults. A fetch looks up and registers its objects with
 /// ``objects(for:)`` and ``register(_:)``, one lock for all of them.
 final class ObjectRegistry {
     /// Guards ``entries`` and ``freedIDs`` (which are `@exclusivity(unchecked)`: the lock

@@ -22,7 +22,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     @exclusivity(unchecked) open var name: String? {
         willSet { checkMutable() }
         didSet {
-            objectIDNameToken = ObjectIDTokens.entityName(name)
+            if !hasObjectIDs.load(ordering: .relaxed) { objectIDNameToken = ObjectIDTokens.entityName(name) }
             managedObjectModel?.entityNamesChanged()
         }
     }
@@ -30,10 +30,26 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The name as a number for object ID keys (``ObjectIDKey``), looked up when the name is
     /// set. An ID's key reads it each time (``NSManagedObjectID/key``), so it is a plain
     /// stored value, as ``name`` is: a lookup on the way, or an atomic load, in the middle of
-    /// every registry probe made the optimizer copy the table's buckets around it. Like the
-    /// name, it changes only while the model is editable, before any coordinator or context
-    /// keys IDs of it.
+    /// every registry probe made the optimizer copy the table's buckets around it.
+    ///
+    /// Fixed once an ID of the entity exists (``hasObjectIDs``): a registry finds an object by
+    /// its ID's key, so a key that changed under a registered object would lose it there. An
+    /// editable entity renamed after its first object was made keeps the old name's number
+    /// (its IDs then equal those of its own objects, not those of another model's entity of
+    /// the new name). Entities of a coordinator's model can't be renamed at all.
     @exclusivity(unchecked) private(set) var objectIDNameToken = ObjectIDTokens.entityName(nil)
+
+    /// Whether an object ID of this entity was made: set by the first temporary ID, or by the
+    /// public initializer of permanent ones (a store reading rows makes its IDs of a
+    /// coordinator's model, which is no longer editable, without it).
+    /// Atomic: contexts on any queues insert objects.
+    private let hasObjectIDs = Atomic<Bool>(false)
+
+    /// Records that an ID of this entity exists, which fixes ``objectIDNameToken``.
+    @inline(__always)
+    func noteObjectIDMade() {
+        if !hasObjectIDs.load(ordering: .relaxed) { hasObjectIDs.store(true, ordering: .relaxed) }
+    }
 
     /// The name of the class that represents the entity's objects. Defaults to `NSManagedObject`.
     @exclusivity(unchecked) open var managedObjectClassName: String! = "NSManagedObject" {

@@ -122,6 +122,21 @@ import Testing
         #expect(entity.objectIDNameToken == GraphTestModel.entity("After").objectIDNameToken)
     }
 
+    /// An editable entity renamed after its first object keeps its name's number: the
+    /// registry finds its objects by their IDs' keys, which read the number each time.
+    @Test func renamingAnEntityWithObjectsKeepsItsNameToken() {
+        let entity = GraphTestModel.entity("BeforeObjects")
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.performAndWait {
+            let object = NSManagedObject(entity: entity, insertInto: context)
+            let (before, key) = (entity.objectIDNameToken, object.objectID.key)
+            entity.name = "AfterObjects"
+            #expect(entity.objectIDNameToken == before && object.objectID.key == key)
+            #expect(context.registeredObject(for: object.objectID) === object)
+            #expect(context.object(with: object.objectID) === object)
+        }
+    }
+
     // MARK: The registry's batch API
 
     /// Objects freed leave the registry, and their IDs come back once from `takeFreedIDs()`,
