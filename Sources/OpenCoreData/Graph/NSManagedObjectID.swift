@@ -44,7 +44,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         self.entity = entity
         self.origin = ObjectIDOrigin.temporary
         self.keyBits = TemporaryKeys.nextLowHalf()
-        entity.noteObjectIDMade()
+        entity.fixObjectIDNameToken()
         super.init()
     }
 
@@ -54,7 +54,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public convenience init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
         self.init(entity: entity, origin: store.objectIDOrigin(), primaryKey: primaryKey)
         // Made outside a store's read, perhaps for an entity of no coordinator's model.
-        entity.noteObjectIDMade()
+        entity.fixObjectIDNameToken()
     }
 
     /// The permanent ID of row `primaryKey` of `entity` in the store of `origin`

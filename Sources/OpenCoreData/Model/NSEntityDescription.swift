@@ -22,7 +22,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     @exclusivity(unchecked) open var name: String? {
         willSet { checkMutable() }
         didSet {
-            if !hasObjectIDs.load(ordering: .relaxed) { objectIDNameToken = ObjectIDTokens.entityName(name) }
+            if !nameTokenIsFixed.load(ordering: .relaxed) { objectIDNameToken = ObjectIDTokens.entityName(name) }
             managedObjectModel?.entityNamesChanged()
         }
     }
@@ -32,23 +32,27 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// stored value, as ``name`` is: a lookup on the way, or an atomic load, in the middle of
     /// every registry probe made the optimizer copy the table's buckets around it.
     ///
-    /// Fixed once an ID of the entity exists (``hasObjectIDs``): a registry finds an object by
-    /// its ID's key, so a key that changed under a registered object would lose it there. An
-    /// editable entity renamed after its first object was made keeps the old name's number
-    /// (its IDs then equal those of its own objects, not those of another model's entity of
-    /// the new name). Entities of a coordinator's model can't be renamed at all.
+    /// Fixed (``fixObjectIDNameToken()``) once an ID of the entity may exist: when its model is
+    /// frozen (a coordinator uses it, and its stores make IDs), or the first ID is made
+    /// otherwise. A registry finds an object by its ID's key, so a key that changed under a
+    /// registered object would lose it there, and the registry would keep a freed one. An
+    /// entity renamed after that (an editable entity with objects, or one moved from a frozen
+    /// model into a new one) keeps the old name's number: its IDs equal those of its own
+    /// objects, not those of another model's entity of the new name. (Renaming an entity on
+    /// one thread while another makes its first object is a race the number does not guard
+    /// against, as nothing else in an editable model does.)
     @exclusivity(unchecked) private(set) var objectIDNameToken = ObjectIDTokens.entityName(nil)
 
-    /// Whether an object ID of this entity was made: set by the first temporary ID, or by the
-    /// public initializer of permanent ones (a store reading rows makes its IDs of a
-    /// coordinator's model, which is no longer editable, without it).
-    /// Atomic: contexts on any queues insert objects.
-    private let hasObjectIDs = Atomic<Bool>(false)
+    /// Whether ``objectIDNameToken`` no longer follows the name. Atomic: contexts on any
+    /// queues insert objects, whose temporary IDs fix it.
+    private let nameTokenIsFixed = Atomic<Bool>(false)
 
-    /// Records that an ID of this entity exists, which fixes ``objectIDNameToken``.
+    /// Keeps ``objectIDNameToken`` as it is from now on: called when the model is frozen, and
+    /// by the first temporary ID and the public initializer of permanent ones (a store reading
+    /// rows makes IDs of a frozen model's entities without it).
     @inline(__always)
-    func noteObjectIDMade() {
-        if !hasObjectIDs.load(ordering: .relaxed) { hasObjectIDs.store(true, ordering: .relaxed) }
+    func fixObjectIDNameToken() {
+        if !nameTokenIsFixed.load(ordering: .relaxed) { nameTokenIsFixed.store(true, ordering: .relaxed) }
     }
 
     /// The name of the class that represents the entity's objects. Defaults to `NSManagedObject`.

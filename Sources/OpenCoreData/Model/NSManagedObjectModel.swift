@@ -189,6 +189,9 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         guard editable else { return }
         let byName = entitiesByName
         for entity in entityList {
+            // Its stores make IDs of it from now on: their keys must keep its name's number,
+            // even if the entity is later put in another, editable model and renamed.
+            entity.fixObjectIDNameToken()
             for case let relationship as NSRelationshipDescription in entity.declaredProperties {
                 relationship.resolveReferences(in: byName)
             }

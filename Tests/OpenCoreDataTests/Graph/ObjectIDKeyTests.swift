@@ -137,6 +137,22 @@ import Testing
         }
     }
 
+    /// An entity of a frozen model keeps its name's number even when moved into a new,
+    /// editable model and renamed: the IDs its coordinator's stores made of it (which, made
+    /// while reading rows, fix nothing themselves) keep finding their objects.
+    @Test func renamingAnEntityOfAFrozenModelKeepsItsNameToken() {
+        let entity = GraphTestModel.entity("FrozenBefore")
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let before = entity.objectIDNameToken
+        let moved = NSManagedObjectModel()
+        moved.entities = [entity]
+        entity.name = "FrozenAfter"
+        #expect(entity.objectIDNameToken == before)
+        withExtendedLifetime(coordinator) {}
+    }
+
     // MARK: The registry's batch API
 
     /// Objects freed leave the registry, and their IDs come back once from `takeFreedIDs()`,
