@@ -549,10 +549,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Gives each of `objects` the ID at its index in `ids`, keeping the registry keyed by ID
     /// (one registry lock for all of them: a save gives every inserted object its permanent ID).
+    ///
+    /// An object a child inserted is known to the child by its temporary ID: its new ID becomes
+    /// that ID's alias (``localID(forChildID:)``). A failed save gives the temporary ID back,
+    /// and the alias goes with it, so that the child's ID again names the object.
     func reassign(_ objects: [NSManagedObject], to ids: [NSManagedObjectID]) {
-        if !childInsertedIDs.isEmpty {
-            for (object, id) in zip(objects, ids) where childInsertedIDs.remove(object.objectID) != nil {
-                childIDAliases[object.objectID] = id
+        if !childInsertedIDs.isEmpty || !childIDAliases.isEmpty {
+            for (object, id) in zip(objects, ids) {
+                if childInsertedIDs.remove(object.objectID) != nil {
+                    childIDAliases[object.objectID] = id
+                } else if id.isTemporaryID, childIDAliases[id] == object.objectID {
+                    childIDAliases[id] = nil
+                    childInsertedIDs.insert(id)
+                }
             }
         }
         registry.reassign(objects, to: ids)

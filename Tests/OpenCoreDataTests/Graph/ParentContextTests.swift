@@ -97,6 +97,47 @@ struct ParentContextTests {
         #expect(try s.storedNames() == ["Ann", "Bob", "Cid", "Dee", "Eve"])
     }
 
+    /// A parent's save that fails after giving a child's inserted object a permanent ID (a
+    /// conflict on another object) gives it back its temporary ID, and the parent still knows
+    /// it by the child's ID: the child's later change reaches the store.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aChildsObjectSurvivesTheParentsFailedSave(storeType: String) throws {
+        let s = try ParentScenario(storeType: storeType)
+        // The parent changes Ann, whom another context changes and saves meanwhile.
+        try s.root.performAndWait { try s.root.existingObject(with: s.annID).setValue(Int64(200), forKey: "salary") }
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = s.fixture.coordinator
+        try other.performAndWait {
+            try other.existingObject(with: s.annID).setValue(Int64(300), forKey: "salary")
+            try other.save()
+        }
+        let zed = s.insertEmployee("Zed", salary: 10, in: s.child)
+        try s.child.performAndWait { try s.child.save() }
+        let failed = s.root.performAndWait { () -> Bool in
+            do { try s.root.save(); return false } catch { return true }
+        }
+        #expect(failed, "the error policy refuses the conflict on Ann")
+        #expect(try s.storedNames() == ["Ann", "Bob", "Cid", "Dee", "Eve"])
+        try s.root.performAndWait {
+            s.root.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+            try s.root.save()
+        }
+        #expect(try s.storedNames() == ["Ann", "Bob", "Cid", "Dee", "Eve", "Zed"])
+        // Changed through the child, which still names it by its temporary ID.
+        try s.child.performAndWait {
+            zed.setValue(Int64(77), forKey: "salary")
+            try s.child.save()
+        }
+        try s.root.performAndWait { try s.root.save() }
+        let stored = try s.root.performAndWait { () -> [Int64] in
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.predicate = NSPredicate(format: "name == 'Zed'")
+            return try s.root.fetch(request).compactMap { $0.value(forKey: "salary") as? Int64 }
+        }
+        #expect(stored == [77])
+        #expect(try s.storedNames() == ["Ann", "Bob", "Cid", "Dee", "Eve", "Zed"])
+    }
+
     @Test(arguments: StoreTypesUnderTest.all)
     func childSaveReachesTheParentNotTheStore(storeType: String) throws {
         let s = try ParentScenario(storeType: storeType)
