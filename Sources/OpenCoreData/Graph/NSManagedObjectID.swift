@@ -72,7 +72,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// Whether the object has not been saved yet (and has no permanent ID).
-    public var isTemporaryID: Bool { origin.keySpace & 1 != 0 }
+    public var isTemporaryID: Bool { origin.isTemporary }
 
     /// The store the object lives in; `nil` for a temporary ID or a store that was removed.
     public var persistentStore: NSPersistentStore? { origin.store }
@@ -140,28 +140,24 @@ final class ObjectIDOrigin: @unchecked Sendable {
     /// The store (nil once it is freed).
     var store: NSPersistentStore? { storeReference.object }
     private let storeReference: UnretainedReference<NSPersistentStore>
-    /// The store identifier as a number for ``ObjectIDKey`` (0 for ``temporary``), held in
-    /// ``ObjectIDTokens`` while the origin lives.
-    let storeToken: UInt32
-    /// What the origin puts in its IDs' ``ObjectIDKey``s: ``storeToken`` in the high half, or
-    /// 1 (the temporary bit) for ``temporary``.
+    /// What the origin puts in its IDs' ``ObjectIDKey``s: the store identifier's number (held
+    /// in ``ObjectIDTokens`` while the origin lives) in the high half, or 1 (the temporary bit)
+    /// for ``temporary``.
     let keySpace: UInt64
-    private let isTemporary: Bool
+
+    /// Whether this is ``temporary``.
+    var isTemporary: Bool { keySpace & 1 != 0 }
 
     init(store: NSPersistentStore) {
         self.storeIdentifier = store.identifier
         self.storeReference = UnretainedReference(store)
-        self.storeToken = ObjectIDTokens.retainStore(store.identifier)
-        self.keySpace = UInt64(storeToken) << 32
-        self.isTemporary = false
+        self.keySpace = UInt64(ObjectIDTokens.retainStore(store.identifier)) << 32
     }
 
     private init() {
         self.storeIdentifier = nil
         self.storeReference = UnretainedReference(nil)
-        self.storeToken = 0
         self.keySpace = 1
-        self.isTemporary = true
     }
 
     deinit {

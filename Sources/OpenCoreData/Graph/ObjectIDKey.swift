@@ -26,11 +26,6 @@ struct ObjectIDKey: Hashable, Sendable {
         self.bits = bits
     }
 
-    /// The key of row `primaryKey` of an entity in a store.
-    init(storeToken: UInt32, entityToken: UInt32, primaryKey: Int64) {
-        self.init(storeSpace: UInt64(storeToken) << 32, entityToken: entityToken, bits: UInt64(bitPattern: primaryKey))
-    }
-
     var isTemporary: Bool { space & 1 != 0 }
 
     /// The primary key; `nil` for a temporary key.

@@ -250,3 +250,11 @@ import Testing
         #expect(next.runBits >> 3 != keys[0].runBits >> 3 && other.runBits >> 3 != keys[0].runBits >> 3)
     }
 }
+
+extension ObjectIDKey {
+    /// The key of row `primaryKey` of an entity (name number `entityToken`) in the store whose
+    /// identifier's number is `storeToken`, as an ID of it would make it.
+    init(storeToken: UInt32, entityToken: UInt32, primaryKey: Int64) {
+        self.init(storeSpace: UInt64(storeToken) << 32, entityToken: entityToken, bits: UInt64(bitPattern: primaryKey))
+    }
+}
