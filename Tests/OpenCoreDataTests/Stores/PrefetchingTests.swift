@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import OpenCoreData
 
@@ -22,7 +23,10 @@ import Testing
         request.relationshipKeyPathsForPrefetching = ["employees", "employees.department"]
         let (departments, statements) = try fixture.selects { try context.fetch(request) }
         #expect(statements.count == 3, "the fetch, employees, then employees.department")
-        #expect(statements.dropFirst().allSatisfy { $0.contains("json_each(?)") })
+        // No statement splices the source keys: a step binds them as one parameter, or, when
+        // its sources are every department (the one-pass read), names none.
+        #expect(statements[1].contains("IS NOT NULL") && !statements[1].contains("json_each"), "\(statements[1])")
+        #expect(statements[2].contains("json_each(?)"), "\(statements[2])")
         let (walked, walking) = fixture.selects { walk(departments) }
         #expect(walking.isEmpty)
         #expect(walked == ["Empty: ", "Sales: Ann/100/Sales, Bob/200/Sales, Cid/300/Sales", "Tech: Dee/400/Tech, Eve/50/Tech"])
@@ -78,6 +82,38 @@ import Testing
             #expect(statements.count == 2 && !statements[1].contains("NOT INDEXED") && statements[1].contains("ORDER BY"))
             #expect(walk(some) == Array(expected.prefix(2)))
         }
+    }
+
+    /// The one-pass read selects every employee with a department key, binding no list of
+    /// departments: an employee whose key names no department (a row written by another
+    /// program) is skipped, not loaded or filed under a department, and one without a key is
+    /// not read at all; every department still gets exactly its own employees.
+    @Test func theOnePassReadSkipsRowsOfNoSource() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let writer = fixture.context()
+        let departments = insert("Department", named: ["A", "B"], into: writer)
+        for (index, employee) in insert("Employee", named: ["e0", "e1", "ghost", "loner"], into: writer).enumerated() {
+            employee.setValue(Int64(index), forKey: "salary")
+            if index < 3 { employee.setValue(departments[index % 2], forKey: "department") }
+        }
+        try writer.save()
+        try fixture.store.openDatabase().write { db in
+            try db.execute(sql: "UPDATE ZEMPLOYEE SET ZDEPARTMENT = 999 WHERE ZNAME = 'ghost'")
+        }
+        fixture.forgetCachedRows()
+
+        let request = fixture.request("Department")
+        request.relationshipKeyPathsForPrefetching = ["employees"]
+        let context = fixture.context()
+        let (fetched, statements) = try fixture.selects { try context.fetch(request) }
+        #expect(statements.count == 2)
+        #expect(statements[1].contains("NOT INDEXED") && statements[1].contains("IS NOT NULL") && !statements[1].contains("json_each"),
+                "\(statements[1])")
+        let (walked, walking) = fixture.selects { walk(fetched) }
+        #expect(walked == ["A: e0/0/A", "B: e1/1/B"])
+        #expect(walking.isEmpty)
+        let registered = context.registeredObjects.compactMap { $0.faultFlag ? nil : $0.value(forKey: "name") as? String }
+        #expect(Set(registered) == ["A", "B", "e0", "e1"], "the ghost's row was read but not loaded")
     }
 
     /// New objects of `entity` in `context`, named `names`.

@@ -16,7 +16,11 @@ extension SQLiteStore {
     /// pass, `NOT INDEXED`, as a join of the two tables would: looking each source up in the
     /// key's index and then each row in the table costs SQLite about 1.5 times as much when
     /// most rows are wanted (W4's shape in the `sqlite3` shell: 12.5 ms against 8.2 ms). The rows
-    /// then come in primary-key order, each source's as several runs.
+    /// then come in primary-key order, each source's as several runs. That read selects the rows
+    /// whose key is set, not those whose key is among the sources': every source is wanted, and
+    /// a row of another source (a key naming no row of the sources' entity) is skipped below, as
+    /// in every read. Probing the sources' list for each row cost SQLite a fifth of its work in
+    /// W4.
     func readPrefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
                       sourcesCoverEntity: Bool = false, on connection: DatabaseQueue? = nil) throws -> RelationshipPrefetch {
         var sources: [Int64: NSManagedObjectID] = [:]
@@ -29,9 +33,10 @@ extension SQLiteStore {
               let destinationTable = schema.entity(named: destinationName)?.tableName,
               let layout = layouts[destinationTable] else { return RelationshipPrefetch() }
         let columns = layout.columns.map { "t." + dialect.quote($0) }.joined(separator: ", ")
-        let keys = "[" + sources.keys.sorted().map(String.init).joined(separator: ",") + "]"
         let inKeys = "IN (SELECT value FROM json_each(?))"
         let sql: String
+        // The source keys, bound to `inKeys` (the one-pass read binds nothing).
+        var bindsKeys = true
         // Through the inverse key each destination row has one source: no duplicates to skip.
         var mayRepeat = true
         if !relationship.isToMany {
@@ -48,10 +53,18 @@ extension SQLiteStore {
                 let keyColumn = "t.\(dialect.quote(column))"
                 let onePass = sourcesCoverEntity && orderColumn == nil
                 let order = orderColumn.map { "t.\(dialect.quote($0)), " } ?? ""
-                sql = """
-                    SELECT \(columns), \(keyColumn) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t\(onePass ? " NOT INDEXED" : "") \
-                    WHERE \(keyColumn) \(inKeys)\(onePass ? "" : " ORDER BY \(keyColumn), \(order)t.Z_PK")
-                    """
+                if onePass {
+                    bindsKeys = false
+                    sql = """
+                        SELECT \(columns), \(keyColumn) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t NOT INDEXED \
+                        WHERE \(keyColumn) IS NOT NULL
+                        """
+                } else {
+                    sql = """
+                        SELECT \(columns), \(keyColumn) AS \(Self.sourceColumn) FROM \(dialect.quote(table)) t \
+                        WHERE \(keyColumn) \(inKeys) ORDER BY \(keyColumn), \(order)t.Z_PK
+                        """
+                }
             case .joinTable(let name, let sourceColumn, let destinationColumn, let orderColumn)?:
                 let order = orderColumn.map { "j.\(dialect.quote($0)), " } ?? ""
                 sql = """
@@ -63,6 +76,7 @@ extension SQLiteStore {
                 return RelationshipPrefetch()
             }
         }
+        let arguments = bindsKeys ? ["[" + sources.keys.sorted().map(String.init).joined(separator: ",") + "]"] : [String]()
         var result = RelationshipPrefetch()
         // Destinations gathered by the source's key (an integer hashes cheaply; an ID hashes
         // and compares through NSObject), then filed under the sources' IDs.
@@ -78,7 +92,7 @@ extension SQLiteStore {
         // run time.
         var run: (key: Int64, known: Bool, ids: [NSManagedObjectID])?
         try (connection ?? openDatabase()).inDatabase { db in
-            try forEachSnapshot(layout, sql: sql, arguments: [keys.databaseValue], db: db) { snapshot, statement in
+            try forEachSnapshot(layout, sql: sql, arguments: arguments.map(\.databaseValue), db: db) { snapshot, statement in
                 let sourceKey = sqlite3_column_int64(statement, sourcePosition)
                 if run?.key != sourceKey {
                     if let ended = run, ended.known { destinations[ended.key, default: []].append(contentsOf: ended.ids) }
