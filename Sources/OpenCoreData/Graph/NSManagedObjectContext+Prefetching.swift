@@ -46,11 +46,19 @@ extension NSManagedObjectContext {
         let stored = sources.filter { !$0.objectID.isTemporaryID }
         guard !stored.isEmpty else { return [] }
         let ids = stored.map(\.objectID)
-        let result = try generationBacking?.prefetch(relationship, for: ids, sourcesCoverEntity: coveringEntity)
+        var result = try generationBacking?.prefetch(relationship, for: ids, sourcesCoverEntity: coveringEntity)
             ?? coordinator.prefetch(relationship, for: ids, sourcesCoverEntity: coveringEntity)
         // Looked up and registered in one batch each (the registry grown once), as a fetch does.
         let reached = objects(with: result.snapshots.map(\.objectID), recordingPendingFaults: false)
-        for (object, snapshot) in zip(reached, result.snapshots) where object.faultFlag {
+        // Each snapshot is moved into its object, in order (the list reversed in place, then
+        // popped): iterating the list copied each one, a retain and a release of each of its
+        // references.
+        var snapshots: [ObjectSnapshot] = []
+        swap(&snapshots, &result.snapshots)
+        snapshots.reverse()
+        for object in reached {
+            guard let snapshot = snapshots.popLast() else { break }
+            guard object.faultFlag else { continue }
             // Removing from an empty dictionary still hashes the key.
             if !rowCache.isEmpty { rowCache[snapshot.objectID.key] = nil }
             loadAndAwake(object, from: snapshot)

@@ -8,6 +8,18 @@ extension SQLiteStore {
     /// The column name the source key is selected under, after the destination's columns.
     private static let sourceColumn = "Z_PREFETCH_SOURCE"
 
+    /// Files a source's run of destination IDs under its key: a source's first run becomes its
+    /// list (moved in, where appending to the empty list copied each ID), a later one is
+    /// appended.
+    private static func file(_ run: (key: Int64, known: Bool, ids: [NSManagedObjectID]),
+                             in destinations: inout [Int64: [NSManagedObjectID]]) {
+        if let index = destinations.index(forKey: run.key), !destinations.values[index].isEmpty {
+            destinations.values[index].append(contentsOf: run.ids)
+        } else {
+            destinations[run.key] = run.ids
+        }
+    }
+
     /// On `connection` (a query generation's) the rows read don't go into the row cache, which
     /// holds the newest rows; else the store's own connection is used.
     ///
@@ -95,7 +107,7 @@ extension SQLiteStore {
             try forEachSnapshot(layout, sql: sql, arguments: arguments.map(\.databaseValue), db: db) { snapshot, statement in
                 let sourceKey = sqlite3_column_int64(statement, sourcePosition)
                 if run?.key != sourceKey {
-                    if let ended = run, ended.known { destinations[ended.key, default: []].append(contentsOf: ended.ids) }
+                    if let ended = run.take(), ended.known { Self.file(ended, in: &destinations) }
                     run = (sourceKey, sources[sourceKey] != nil, [])
                 }
                 guard run?.known == true else { return }
@@ -103,7 +115,7 @@ extension SQLiteStore {
                 if !mayRepeat || seen.insert(snapshot.objectID.key).inserted { result.snapshots.append(snapshot) }
             }
         }
-        if let ended = run, ended.known { destinations[ended.key, default: []].append(contentsOf: ended.ids) }
+        if let ended = run.take(), ended.known { Self.file(ended, in: &destinations) }
         result.destinations.reserveCapacity(destinations.count)
         for (key, ids) in destinations {
             if let sourceID = sources[key] { result.destinations[sourceID] = ids }
