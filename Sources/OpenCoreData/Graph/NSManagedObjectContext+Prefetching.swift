@@ -50,14 +50,15 @@ extension NSManagedObjectContext {
             ?? coordinator.prefetch(relationship, for: ids, sourcesCoverEntity: coveringEntity)
         // Looked up and registered in one batch each (the registry grown once), as a fetch does.
         let reached = objects(with: result.snapshots.map(\.objectID), recordingPendingFaults: false)
-        // Each snapshot is moved into its object, in order (the list reversed in place, then
-        // popped): iterating the list copied each one, a retain and a release of each of its
-        // references.
+        // Each snapshot is moved into its object, the last first (as a fetch's rows are: see
+        // `registerFaultsByChunk`): iterating the list copied each one, a retain and a release
+        // of each of its references, and reversing it first copied them too.
         var snapshots: [ObjectSnapshot] = []
         swap(&snapshots, &result.snapshots)
-        snapshots.reverse()
-        for object in reached {
-            guard let snapshot = snapshots.popLast() else { break }
+        var position = reached.count
+        while position > 0, let snapshot = snapshots.popLast() {
+            position -= 1
+            let object = reached[position]
             guard object.faultFlag else { continue }
             // Removing from an empty dictionary still hashes the key.
             if !rowCache.isEmpty { rowCache[snapshot.objectID.key] = nil }
