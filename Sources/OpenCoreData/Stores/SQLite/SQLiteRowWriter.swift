@@ -22,9 +22,10 @@ struct SQLiteRowWriter {
     /// looked up once per save rather than by SQL text per row.
     private var inserts: [Int64: Prepared] = [:]
     private var updates: [UpdateKey: Prepared] = [:]
-    /// The last entity placed, and the last update's statement: a save's rows mostly come in
-    /// runs of one entity and one key set.
+    /// The last entity placed, and the last insert's and update's statements: a save's rows
+    /// mostly come in runs of one entity and one key set.
     private var lastPlace: (entity: ObjectIdentifier, layout: SQLiteRowLayout, number: Int64)?
+    private var lastInsert: (number: Int64, prepared: Prepared)?
     private var lastUpdate: (key: UpdateKey, prepared: Prepared)?
 
     private struct Prepared {
@@ -62,13 +63,16 @@ struct SQLiteRowWriter {
     mutating func insert(_ snapshot: ObjectSnapshot) throws {
         let (layout, number) = place(snapshot)
         let prepared: Prepared
-        if let cached = inserts[number] {
+        if let lastInsert, lastInsert.number == number {
+            prepared = lastInsert.prepared
+        } else if let cached = inserts[number] {
             prepared = cached
         } else {
             let fields = layout.writeFields(number: number)
             prepared = Prepared(statement: try db.cachedStatement(sql: layout.insertSQL(fields: fields, dialect: store.dialect)), fields: fields)
             inserts[number] = prepared
         }
+        lastInsert = (number, prepared)
         var values = ParameterBinder(prepared.statement)
         try values.append((snapshot.objectID.primaryKey ?? 0).databaseValue)
         try values.append(number.databaseValue)
