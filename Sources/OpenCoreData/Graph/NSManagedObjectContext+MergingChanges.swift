@@ -70,6 +70,7 @@ extension NSManagedObjectContext {
             if object.faultFlag {
                 rowCache[id.key] = nil
                 object.takeFetchedSnapshot()
+                registry.keepFreedIDs()
                 refreshedFaults.insert(id.key)
             } else {
                 refresh(object, mergeChanges: true)

@@ -325,6 +325,7 @@ extension NSManagedObjectContext {
             eventUpdated.remove(object)
             rowCache[object.objectID.key] = nil
             object.takeFetchedSnapshot()
+            registry.keepFreedIDs()
             refreshedFaults.insert(object.objectID.key)
             if !object.faultFlag { object.turnIntoFault() }
         }

@@ -502,6 +502,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         if snapshot == nil, !batchGroups.isEmpty, fulfillFaultFromBatch(object) { return }
         if snapshot == nil, let backing {
+            // Before the batch's faults are looked up: one freed from now on clears its row.
+            registry.keepFreedIDs()
             let batch = pendingFaults.batch(firing: id) { candidate in
                 guard rowCache[candidate.key] == nil, let fault = registry[candidate] else { return false }
                 return fault.faultFlag && fault.fetchedSnapshot == nil

@@ -155,11 +155,21 @@ import Testing
 
     // MARK: The registry's batch API
 
-    /// Objects freed leave the registry, and their IDs come back once from `takeFreedIDs()`,
-    /// round after round (the list starts again empty, with room, after each call).
+    /// Objects freed leave the registry, and once `keepFreedIDs()` was called their IDs come
+    /// back once from `takeFreedIDs()`, round after round (the list starts again empty, with
+    /// room, after each call). Before that call, freed objects only leave the registry.
     @Test func registryHandsBackEachFreedIDOnce() {
         let person = GraphTestModel.entity("Person")
         let registry = ObjectRegistry()
+        do {
+            var objects = (0..<2).map { _ in NSManagedObject(entity: person, insertInto: nil) }
+            var isNew = objects.map { _ in true }
+            registry.register(&objects, isNew: &isNew)
+            for object in objects { registry.removeFreed(object, id: object.objectID) }
+            #expect(registry.count == 0)
+            #expect(registry.takeFreedIDs().isEmpty, "no freed IDs are listed before keepFreedIDs()")
+        }
+        registry.keepFreedIDs()
         for round in 0..<3 {
             var objects = (0..<(round + 2)).map { _ in NSManagedObject(entity: person, insertInto: nil) }
             var isNew = objects.map { _ in true }
