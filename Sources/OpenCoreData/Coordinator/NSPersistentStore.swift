@@ -229,10 +229,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// through ``snapshots(for:)`` and ``relatedObjectIDs(for:of:)``; the SQLite store answers
     /// with one statement.
     ///
-    /// `sourcesCoverEntity` says the sources are every object of the relationship's entity in
-    /// the store (they were fetched without predicate, limit or offset), so that most rows of
-    /// the destination are wanted: the SQLite store then reads its table in one pass rather
-    /// than looking each source up. A hint: the result is the same either way.
+    /// `sourcesCoverEntity` says the sources are every object of the entity they were fetched
+    /// as (without predicate, limit or offset), so that most rows of the destination are
+    /// likely wanted: the SQLite store then reads its table in one pass rather than looking each
+    /// source up. A hint: the result is the same either way.
     open func prefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
                        sourcesCoverEntity: Bool = false) throws -> RelationshipPrefetch {
         var result = RelationshipPrefetch()

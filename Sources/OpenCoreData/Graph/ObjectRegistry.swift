@@ -10,8 +10,9 @@ import CSwiftRuntime
 ///
 /// Everything else in a context is touched only on the context's queue, but `deinit` runs on
 /// whichever thread drops the last reference. So the registry has its own small lock: a freed
-/// object leaves it at once, from any thread, and the IDs of freed objects wait in
-/// ``takeFreedIDs()`` until the context, on its queue, drops what it cached for them.
+/// object leaves it at once, from any thread, and the IDs of freed objects (once the context
+/// has cached something under IDs: ``keepFreedIDs()``) wait in ``takeFreedIDs()`` until the
+/// context, on its queue, drops what it cached for them.
 ///
 /// Entries hold their objects unretained. A lookup takes its reference with the runtime's atomic
 /// `swift_tryRetain` while holding the lock: an object whose last reference was just dropped on
@@ -33,10 +34,11 @@ final class ObjectRegistry {
     @exclusivity(unchecked) private var entries = ObjectTable()
     /// IDs of objects freed since the context last looked (see ``takeFreedIDs()``).
     @exclusivity(unchecked) private var freedIDs: [NSManagedObjectID] = []
-    /// Whether ``freedIDs`` is kept: from the first time the context keeps something under an
-    /// ID that a freed object's ID must clear (``keepFreedIDs()``). Until then there is nothing
-    /// to clear, and listing each freed object's ID (a retain, an append, a release later) cost
-    /// about 150 instructions an object.
+    /// Whether ``freedIDs`` is kept: from the context's first batch read of faults or refresh
+    /// mark (``keepFreedIDs()``), which may leave something under an ID that the ID's object
+    /// being freed must clear. Until then there is nothing to clear, and listing each freed
+    /// object's ID (a retain, an append, a release later) cost about 150 instructions an
+    /// object.
     @exclusivity(unchecked) private var keepsFreedIDs = false
 
     /// The registered object with `id`; setting registers an object under it.
@@ -146,15 +148,16 @@ final class ObjectRegistry {
         }
     }
 
-    /// Lists the IDs of objects freed from now on, for ``takeFreedIDs()``: called before the
-    /// context first keeps a snapshot or a refresh mark under an ID (its `rowCache` and
+    /// Lists the IDs of objects freed from now on, for ``takeFreedIDs()``: the context calls it
+    /// before it keeps a snapshot or a refresh mark under an ID (its `rowCache` and
     /// `refreshedFaults`), which the ID's object being freed must clear.
     func keepFreedIDs() {
         lock.withLock { keepsFreedIDs = true }
     }
 
     /// The IDs of `ids` no object is registered under, under one lock. (An object being freed
-    /// still counts until it unregisters; its ID then comes back from ``takeFreedIDs()``.)
+    /// still counts until it unregisters; its ID then comes back from ``takeFreedIDs()``, once
+    /// ``keepFreedIDs()`` was called.)
     func unregistered(_ ids: [NSManagedObjectID]) -> [NSManagedObjectID] {
         lock.withLock { ids.filter { entries[$0] == nil } }
     }

@@ -362,6 +362,40 @@ extension ObjectIDKeyTests {
         #expect(merged.refreshedFaults.isEmpty)
     }
 
+    /// Fetches Ann, then marks her refreshed (refreshing her, or merging a save that updated
+    /// her while she is a fault) and lets her go.
+    @inline(never)
+    private func refreshAnnAndDropHer(in context: NSManagedObjectContext, fixture: SQLiteStatementFixture, merging: Bool) throws -> NSManagedObjectID {
+        let request = fixture.request("Employee")
+        request.predicate = NSPredicate(format: "name == 'Ann'")
+        let ann = try #require(try context.fetch(request).first)
+        if merging {
+            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectIDsKey: [ann.objectID]], into: [context])
+        } else {
+            #expect(ann.value(forKey: "name") as? String == "Ann")
+            context.refresh(ann, mergeChanges: false)
+        }
+        // The change notification's lists hold her until they are posted.
+        context.processPendingChanges()
+        #expect(context.refreshedFaults.contains(ann.objectID.key))
+        return ann.objectID
+    }
+
+    /// A freed object's refresh mark goes with it, whether a refresh or a merged save made it
+    /// (the context's first mark: nothing was cached under IDs before it), so a new object of
+    /// its ID fires from the store as any other fault does.
+    @Test(arguments: [false, true])
+    func freedObjectsDropTheirRefreshMarks(merging: Bool) throws {
+        let fixture = try SQLiteStatementFixture()
+        let context = fixture.context()
+        let annID = try refreshAnnAndDropHer(in: context, fixture: fixture, merging: merging)
+        #expect(context.registeredObject(for: annID) == nil)
+        // The next lookup notices the freed object.
+        let ann = context.object(with: annID)
+        #expect(context.refreshedFaults.isEmpty && ann.isFault)
+        #expect(ann.value(forKey: "name") as? String == "Ann")
+    }
+
     /// The Employee IDs (without subentities, so batch faulting takes them all), by name.
     private func employeeIDs(_ context: NSManagedObjectContext) throws -> [NSManagedObjectID] {
         let request = NSFetchRequest<NSManagedObjectID>(entityName: "Employee").resultingIDs()

@@ -86,19 +86,23 @@ import Testing
 
     /// The one-pass read selects every employee with a department key, binding no list of
     /// departments: an employee whose key names no department (a row written by another
-    /// program) is skipped, not loaded or filed under a department, and one without a key is
-    /// not read at all; every department still gets exactly its own employees.
+    /// program, here also unreadable: its entity number names no entity) is skipped undecoded,
+    /// not loaded, filed under a department or failing the prefetch; a key that is not an
+    /// integer (1.5, which reads as 1 through `sqlite3_column_int64`) names no department; one
+    /// without a key is not read at all. Every department still gets exactly its own employees.
     @Test func theOnePassReadSkipsRowsOfNoSource() throws {
         let fixture = try SQLiteStatementFixture(standardData: false)
         let writer = fixture.context()
         let departments = insert("Department", named: ["A", "B"], into: writer)
-        for (index, employee) in insert("Employee", named: ["e0", "e1", "ghost", "loner"], into: writer).enumerated() {
+        for (index, employee) in insert("Employee", named: ["e0", "e1", "ghost", "half", "loner"], into: writer).enumerated() {
             employee.setValue(Int64(index), forKey: "salary")
-            if index < 3 { employee.setValue(departments[index % 2], forKey: "department") }
+            if index < 4 { employee.setValue(departments[index % 2], forKey: "department") }
         }
         try writer.save()
+        let keyOfA = try #require(departments[0].objectID.primaryKey)
         try fixture.store.openDatabase().write { db in
-            try db.execute(sql: "UPDATE ZEMPLOYEE SET ZDEPARTMENT = 999 WHERE ZNAME = 'ghost'")
+            try db.execute(sql: "UPDATE ZEMPLOYEE SET ZDEPARTMENT = 999, Z_ENT = 999 WHERE ZNAME = 'ghost'")
+            try db.execute(sql: "UPDATE ZEMPLOYEE SET ZDEPARTMENT = ? WHERE ZNAME = 'half'", arguments: [Double(keyOfA) + 0.5])
         }
         fixture.forgetCachedRows()
 
@@ -113,7 +117,7 @@ import Testing
         #expect(walked == ["A: e0/0/A", "B: e1/1/B"])
         #expect(walking.isEmpty)
         let registered = context.registeredObjects.compactMap { $0.faultFlag ? nil : $0.value(forKey: "name") as? String }
-        #expect(Set(registered) == ["A", "B", "e0", "e1"], "the ghost's row was read but not loaded")
+        #expect(Set(registered) == ["A", "B", "e0", "e1"], "the ghost's and half's rows were read but not loaded")
     }
 
     /// New objects of `entity` in `context`, named `names`.

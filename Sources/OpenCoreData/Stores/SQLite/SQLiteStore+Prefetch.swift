@@ -3,7 +3,8 @@ import GRDB
 import GRDBSQLite
 
 /// Prefetching for `relationshipKeyPathsForPrefetching`: one statement per relationship, the
-/// source keys bound as ONE parameter (a JSON array read with `json_each`), never spliced.
+/// source keys bound as ONE parameter (a JSON array read with `json_each`), never spliced, or
+/// none at all when every object of the sources' entity is a source (the one-pass read).
 extension SQLiteStore {
     /// The column name the source key is selected under, after the destination's columns.
     private static let sourceColumn = "Z_PREFETCH_SOURCE"
@@ -29,10 +30,11 @@ extension SQLiteStore {
     /// key's index and then each row in the table costs SQLite about 1.5 times as much when
     /// most rows are wanted (W4's shape in the `sqlite3` shell: 12.5 ms against 8.2 ms). The rows
     /// then come in primary-key order, each source's as several runs. That read selects the rows
-    /// whose key is set, not those whose key is among the sources': every source is wanted, and
-    /// a row of another source (a key naming no row of the sources' entity) is skipped below, as
-    /// in every read. Probing the sources' list for each row cost SQLite a fifth of its work in
-    /// W4.
+    /// whose key is set, not those whose key is among the sources': most are wanted, and a row
+    /// whose key names no source (a row that is not a source, such as an object of another
+    /// entity sharing an inherited relationship or one deleted in the context, or no row at all)
+    /// is skipped below, undecoded. Probing the sources' list for each row cost SQLite a fifth of
+    /// its work in W4.
     func readPrefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
                       sourcesCoverEntity: Bool = false, on connection: DatabaseQueue? = nil) throws -> RelationshipPrefetch {
         var sources: [Int64: NSManagedObjectID] = [:]
@@ -103,14 +105,22 @@ extension SQLiteStore {
         // function files it: capturing `run` in one would make every access to it checked at
         // run time.
         var run: (key: Int64, known: Bool, ids: [NSManagedObjectID])?
+        var decoding = SQLiteRowDecoding(origin: origin)
         try (connection ?? openDatabase()).inDatabase { db in
-            try forEachSnapshot(layout, sql: sql, arguments: arguments.map(\.databaseValue), db: db) { snapshot, statement in
-                let sourceKey = sqlite3_column_int64(statement, sourcePosition)
+            try forEachRow(sql: sql, arguments: arguments.map(\.databaseValue), db: db) { statement in
+                // The source's key is read before the row is decoded: a row of no source (which
+                // the one-pass read returns, and the other reads' SQL leaves out) is skipped
+                // without decoding it, so that it can't fail the prefetch either. A key that is
+                // not an integer names no source.
+                let keyCell = sqlite3_column_value(statement, sourcePosition)
+                guard sqlite3_value_type(keyCell) == SQLITE_INTEGER else { return }
+                let sourceKey = sqlite3_value_int64(keyCell)
                 if run?.key != sourceKey {
                     if let ended = run.take(), ended.known { Self.file(ended, in: &destinations) }
                     run = (sourceKey, sources[sourceKey] != nil, [])
                 }
                 guard run?.known == true else { return }
+                let snapshot = try layout.snapshot(at: statement, store: self, decoding: &decoding)
                 run?.ids.append(snapshot.objectID)
                 if !mayRepeat || seen.insert(snapshot.objectID.key).inserted { result.snapshots.append(snapshot) }
             }
