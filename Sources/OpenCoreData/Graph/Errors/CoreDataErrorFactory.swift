@@ -43,13 +43,16 @@ enum CoreDataErrorFactory {
     }
 
     /// The error to throw for `errors` gathered in one validation: `nil` for none, the error
-    /// itself for one, else a 1560 error (``multipleValidationErrors(_:model:)``).
-    static func combining(_ errors: [Error], model: NSManagedObjectModel? = nil) -> NSError? {
+    /// itself for one, else a 1560 error (``multipleValidationErrors(_:model:)``). `model` (for
+    /// the 1560 error's message) is read only then: every object a save validates calls this,
+    /// mostly with no error, and reading an entity's model is a dynamically checked access.
+    static func combining(_ errors: [Error], model: @autoclosure () -> NSManagedObjectModel? = nil) -> NSError? {
+        guard !errors.isEmpty else { return nil }
         let all = flattened(errors)
         switch all.count {
         case 0: return nil
         case 1: return all[0]
-        default: return multipleValidationErrors(all, model: model)
+        default: return multipleValidationErrors(all, model: model())
         }
     }
 

@@ -78,8 +78,7 @@ enum ObjectValidation {
                     NSValidationRelationshipDeniedDeleteError, object: object, key: relationship.name, value: value))
             }
         }
-        // Tested first: reading the entity's model (for the messages) costs a dynamic access check.
-        if !errors.isEmpty, let error = CoreDataErrorFactory.combining(errors, model: object.entity.managedObjectModel) { throw error }
+        if let error = CoreDataErrorFactory.combining(errors, model: object.entity.managedObjectModel) { throw error }
     }
 
     /// Applies the model's rules for property `key` of `object` to `value`, converting it to the
