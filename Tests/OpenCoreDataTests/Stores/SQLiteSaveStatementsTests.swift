@@ -42,6 +42,38 @@ import Testing
         }
     }
 
+    /// Objects of two entities inserted alternately are saved in that order, each row through
+    /// its own entity's INSERT (the writer keeps the last entity's statement at hand and must
+    /// switch), and read back as they were made.
+    @Test func alternatingEntitiesAreInsertedThroughTheirOwnStatements() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let writer = fixture.context()
+        for index in 0..<3 {
+            let department = NSEntityDescription.insertNewObject(forEntityName: "Department", into: writer)
+            department.setValue("d\(index)", forKey: "name")
+            let employee = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: writer)
+            employee.setValue("e\(index)", forKey: "name")
+            employee.setValue(Int64(index), forKey: "salary")
+            employee.setValue(department, forKey: "department")
+        }
+        let before = fixture.counter.all.count
+        try writer.save()
+        let inserts = fixture.counter.all.dropFirst(before).map(\.sql).filter { $0.hasPrefix("INSERT INTO") }
+        let tables = inserts.compactMap { $0.split(separator: " ").dropFirst(2).first.map(String.init) }
+        #expect(tables.count == 6 && Set(tables).count == 2, "\(inserts)")
+        #expect(zip(tables, tables.dropFirst()).allSatisfy { $0 != $1 }, "the rows alternate: \(tables)")
+
+        fixture.forgetCachedRows()
+        let reader = fixture.context()
+        let employees = try reader.fetch(fixture.request("Employee"))
+        let read = employees.map {
+            "\($0.value(forKey: "name") as? String ?? "?")/\($0.value(forKey: "salary") as? Int64 ?? -1)/"
+                + "\(($0.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name") as? String ?? "-")"
+        }
+        #expect(read == ["e0/0/d0", "e1/1/d1", "e2/2/d2"])
+        #expect(try reader.count(for: fixture.request("Department")) == 3)
+    }
+
     @Test func metadataIsWrittenByTheSaveAfterItChanges() throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
