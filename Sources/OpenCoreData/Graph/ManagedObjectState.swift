@@ -97,6 +97,15 @@ final class ManagedObjectState {
         self.values = layout.emptyValues
     }
 
+    /// The state of a fault loaded from `snapshot`: `values` (the snapshot's own, or made from
+    /// them by ``NSManagedObject/load(_:in:)``), with `snapshot` as the committed snapshot.
+    init(loading snapshot: consuming ObjectSnapshot, values: SlotValues) {
+        isFault = false
+        layout = snapshot.layout
+        self.values = values
+        committedSnapshot = consume snapshot
+    }
+
     /// Loads `snapshot`, of this state's layout, which holds persistent attributes only
     /// (``EntityLayout/holdsOnlyAttributes``): its values become these (one buffer, shared), it
     /// becomes the committed snapshot, and `snapshot` gets the previous one. What

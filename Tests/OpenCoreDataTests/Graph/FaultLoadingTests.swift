@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// A fault that holds nothing yet (fetched without property values, or made by a relationship)
+/// loads its row into a state made for it: attributes, destinations as the context's objects,
+/// transient defaults.
+@Suite("Faults loading their rows")
+struct FaultLoadingTests {
+    /// The catalog with a transient `Book.shelf` defaulting to "new".
+    static func scenario(_ storeType: String) throws -> CatalogScenario {
+        try CatalogScenario(storeType: storeType) { model in
+            let shelf = NSAttributeDescription()
+            shelf.name = "shelf"
+            shelf.attributeType = .stringAttributeType
+            shelf.isTransient = true
+            shelf.defaultValue = "new"
+            model.entitiesByName["Book"]?.properties.append(shelf)
+        }
+    }
+
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aFaultFetchedWithoutValuesLoadsItsDestinationsAsTheContextsObjects(storeType: String) throws {
+        let s = try Self.scenario(storeType)
+        try s.insertAuthorsAndBooks()
+        let fresh = CatalogScenario.newContext(on: s.coordinator)
+        try fresh.performAndWait {
+            let authors = NSFetchRequest<NSManagedObject>(entityName: "Author")
+            authors.predicate = NSPredicate(format: "name == 'Ann'")
+            let ann = try #require(try fresh.fetch(authors).first)
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+            request.includesPropertyValues = false
+            let books = try fresh.fetch(request)
+            #expect(books.count == 3)
+            #expect(books.allSatisfy { $0.isFault })
+            for book in books {
+                let title = try #require(book.value(forKey: "title") as? String)
+                #expect(!book.isFault)
+                let author = try #require(book.value(forKey: "author") as? NSManagedObject)
+                #expect(fresh.registeredObject(for: author.objectID) === author)
+                #expect((author === ann) == title.hasPrefix("a"), "\(title)'s author is the context's Ann exactly when it is hers")
+                #expect(book.value(forKey: "shelf") as? String == "new")
+                #expect(!book.hasChanges)
+            }
+            let annsBooks = try #require(ann.value(forKey: "books") as? Set<NSManagedObject>)
+            #expect(Set(annsBooks.compactMap { $0.value(forKey: "title") as? String }) == ["a1", "a2"])
+            #expect(annsBooks.allSatisfy { book in books.contains { $0 === book } }, "the destinations are the fetched objects")
+        }
+    }
+
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aDestinationFaultLoadsItsOwnDestinationsAndTransientDefaults(storeType: String) throws {
+        let s = try Self.scenario(storeType)
+        try s.insertAuthorsAndBooks()
+        let fresh = CatalogScenario.newContext(on: s.coordinator)
+        try fresh.performAndWait {
+            let authors = NSFetchRequest<NSManagedObject>(entityName: "Author")
+            authors.predicate = NSPredicate(format: "name == 'Bob'")
+            let bob = try #require(try fresh.fetch(authors).first)
+            let books = try #require(bob.value(forKey: "books") as? Set<NSManagedObject>)
+            let book = try #require(books.first)
+            #expect(books.count == 1)
+            #expect(book.value(forKey: "title") as? String == "b1")
+            #expect(book.value(forKey: "author") as? NSManagedObject === bob)
+            let house = try #require(book.value(forKey: "publisher") as? NSManagedObject)
+            #expect(house.value(forKey: "name") as? String == "House")
+            #expect(book.value(forKey: "shelf") as? String == "new")
+            // The loaded values are the committed ones, and nothing counts as changed until a change.
+            #expect(book.changedValues().isEmpty)
+            book.setValue("b1, second edition", forKey: "title")
+            #expect(Set(book.changedValues().keys) == ["title"])
+            #expect(book.committedValues(forKeys: ["title", "author"])["title"] as? String == "b1")
+            #expect(book.committedValues(forKeys: ["title", "author"])["author"] as? NSManagedObject === bob)
+        }
+    }
+}
