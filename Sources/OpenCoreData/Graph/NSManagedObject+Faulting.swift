@@ -17,7 +17,10 @@ extension NSManagedObject {
     ///
     /// The snapshot's values become the object's as they are (one buffer, shared until the
     /// first change), so loading an object of attributes costs no per-attribute work.
-    func load(_ snapshot: consuming ObjectSnapshot, in context: NSManagedObjectContext) {
+    ///
+    /// `defaultingTransients`: a fault holding nothing starts its transient properties at their
+    /// default values (what ``NSManagedObjectContext/loadAndAwake(_:from:)`` asks on a first load).
+    func load(_ snapshot: consuming ObjectSnapshot, in context: NSManagedObjectContext, defaultingTransients: Bool = false) {
         // The common case, an entity of attributes loading into its state (a fault's, or a
         // loaded object's being refreshed): the state is written unretained and the snapshot
         // moved in (the general path below retained the state, the layout and the values).
@@ -31,7 +34,9 @@ extension NSManagedObject {
         guard let current = self.state else {
             // A fault holding nothing (one a fetch, a batch or a relationship made): its state
             // is made loaded, not made empty and then filled field by field.
-            let values = layout.holdsOnlyAttributes ? snapshot.slots : Self.values(loading: snapshot, over: layout.emptyValues, in: context)
+            let values = layout.holdsOnlyAttributes
+                ? snapshot.slots
+                : Self.values(loading: snapshot, over: defaultingTransients ? layout.defaultValues : layout.emptyValues, in: context)
             self.state = ManagedObjectState(loading: snapshot, values: values)
             return
         }

@@ -483,9 +483,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func loadAndAwake(_ object: NSManagedObject, from snapshot: consuming ObjectSnapshot) {
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
-        // A first load (no state, or only the snapshot a fetch left) sets transient defaults.
-        if object.state == nil || (!object.hasCommittedSnapshot && object.hasNoStoredValues) { object.applyTransientDefaultValues() }
-        object.load(consume snapshot, in: self)
+        // A first load sets transient defaults: a fault holding nothing takes them as its state
+        // is made; one holding only the snapshot a fetch left gets them first.
+        let holdsNothing = object.state == nil
+        if !holdsNothing, !object.hasCommittedSnapshot, object.hasNoStoredValues { object.applyTransientDefaultValues() }
+        object.load(consume snapshot, in: self, defaultingTransients: holdsNothing)
         object.awakeFromFetch()
     }
 
