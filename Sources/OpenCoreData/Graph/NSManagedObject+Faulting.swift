@@ -19,8 +19,10 @@ extension NSManagedObject {
     /// first change), so loading an object of attributes costs no per-attribute work.
     ///
     /// `defaultingTransients`: a fault holding nothing starts its transient properties at their
-    /// default values (what ``NSManagedObjectContext/loadAndAwake(_:from:)`` asks on a first load).
-    func load(_ snapshot: consuming ObjectSnapshot, in context: NSManagedObjectContext, defaultingTransients: Bool = false) {
+    /// default values (what ``NSManagedObjectContext/loadAndAwake(_:from:destinations:)`` asks on
+    /// a first load). `destinations`: the last to-one destination of a run of loads.
+    func load(_ snapshot: consuming ObjectSnapshot, in context: NSManagedObjectContext, defaultingTransients: Bool = false,
+              destinations: LastDestination? = nil) {
         // The common case, an entity of attributes loading into its state (a fault's, or a
         // loaded object's being refreshed): the state is written unretained and the snapshot
         // moved in (the general path below retained the state, the layout and the values).
@@ -36,7 +38,8 @@ extension NSManagedObject {
             // is made loaded, not made empty and then filled field by field.
             let values = layout.holdsOnlyAttributes
                 ? snapshot.slots
-                : Self.values(loading: snapshot, over: defaultingTransients ? layout.defaultValues : layout.emptyValues, in: context)
+                : Self.values(loading: snapshot, over: defaultingTransients ? layout.defaultValues : layout.emptyValues, in: context,
+                              destinations: destinations)
             self.state = ManagedObjectState(loading: snapshot, values: values)
             return
         }
@@ -55,7 +58,7 @@ extension NSManagedObject {
         if layout.holdsOnlyAttributes {
             state.values = snapshot.slots
         } else {
-            state.values = Self.values(loading: snapshot, over: state.values, in: context)
+            state.values = Self.values(loading: snapshot, over: state.values, in: context, destinations: destinations)
         }
         state.changed.removeAll()
         state.fetchedSnapshot = nil
@@ -73,7 +76,7 @@ extension NSManagedObject {
     /// snapshot's buffer, which its row shares, first copied all of it through the runtime
     /// (about 500 instructions for a row of four slots).
     private static func values(loading snapshot: borrowing ObjectSnapshot, over current: SlotValues,
-                               in context: NSManagedObjectContext) -> SlotValues {
+                               in context: NSManagedObjectContext, destinations: LastDestination?) -> SlotValues {
         let layout = snapshot.layout
         let count = layout.count
         // Appended into reserved room, as ``EntityLayout/makeEmptyValues()`` builds a row.
@@ -89,7 +92,9 @@ extension NSManagedObject {
                 case .attribute:
                     values.append(loaded[slot])
                 case .toOne:
-                    values.append(loaded[slot].objectID.map { .object(context.object(with: $0)) } ?? loaded[slot])
+                    values.append(loaded[slot].objectID.map { id in
+                        .object(destinations?.object(with: id, in: context) ?? context.object(with: id))
+                    } ?? loaded[slot])
                 case .toMany:
                     values.append(snapshot.toMany[layout.properties[slot].name].map { ids in
                         .other(ObjectList(ids.map { context.object(with: $0) }))

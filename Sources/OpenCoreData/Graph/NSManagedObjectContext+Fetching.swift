@@ -195,11 +195,12 @@ extension NSManagedObjectContext {
         let objects = objects(with: snapshots.map(\.objectID), recordingPendingFaults: !includesValues)
         // By position: iterating the snapshots would copy each one (retaining its references)
         // before it is copied again where it goes.
+        let destinations = returnsFaults ? nil : LastDestination()
         for position in objects.indices {
             let object = objects[position]
             if object.faultFlag {
                 // Faults that keep their rows take them below.
-                if !returnsFaults { loadAndAwake(object, from: snapshots[position]) }
+                if !returnsFaults { loadAndAwake(object, from: snapshots[position], destinations: destinations) }
             } else if refreshes && !object.hasChanges {
                 recordingSuspended += 1
                 object.load(snapshots[position], in: self)

@@ -56,13 +56,14 @@ extension NSManagedObjectContext {
         var snapshots: [ObjectSnapshot] = []
         swap(&snapshots, &result.snapshots)
         var position = reached.count
+        let destinations = LastDestination()
         while position > 0, let snapshot = snapshots.popLast() {
             position -= 1
             let object = reached[position]
             guard object.faultFlag else { continue }
             // Removing from an empty dictionary still hashes the key.
             if !rowCache.isEmpty { rowCache[snapshot.objectID.key] = nil }
-            loadAndAwake(object, from: snapshot)
+            loadAndAwake(object, from: snapshot, destinations: destinations)
         }
         // The sources hold their destinations (the context does not retain unchanged objects).
         for source in stored {

@@ -480,14 +480,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Internals
 
     /// Loads a fault's snapshot and calls `awakeFromFetch()` (whose changes are not recorded).
-    func loadAndAwake(_ object: NSManagedObject, from snapshot: consuming ObjectSnapshot) {
+    /// `destinations`: the last to-one destination of a run of loads.
+    func loadAndAwake(_ object: NSManagedObject, from snapshot: consuming ObjectSnapshot, destinations: LastDestination? = nil) {
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
         // A first load sets transient defaults: a fault holding nothing takes them as its state
         // is made; one holding only the snapshot a fetch left gets them first.
         let holdsNothing = object.state == nil
         if !holdsNothing, !object.hasCommittedSnapshot, object.hasNoStoredValues { object.applyTransientDefaultValues() }
-        object.load(consume snapshot, in: self, defaultingTransients: holdsNothing)
+        object.load(consume snapshot, in: self, defaultingTransients: holdsNothing, destinations: destinations)
         object.awakeFromFetch()
     }
 

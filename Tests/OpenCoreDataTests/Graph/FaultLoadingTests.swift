@@ -73,4 +73,52 @@ struct FaultLoadingTests {
             #expect(book.committedValues(forKeys: ["title", "author"])["author"] as? NSManagedObject === bob)
         }
     }
+
+    /// Rows naming their destinations in runs (Ann, Ann, Bob, Ann) through each path that loads
+    /// a run of rows: a fetch returning loaded objects, and a prefetch from the destinations.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aRunOfRowsLoadsEachDestinationAsTheContextsObject(storeType: String) throws {
+        let s = try Self.scenario(storeType)
+        let (ann, _, _) = try s.insertAuthorsAndBooks()
+        let c1 = s.insert("Book", ["title": "c1"])
+        s.context.performAndWait { c1.setValue(ann, forKey: "author") }
+        try s.save()
+        let expected = ["a1": "Ann", "a2": "Ann", "b1": "Bob", "c1": "Ann"]
+
+        let fresh = CatalogScenario.newContext(on: s.coordinator)
+        try fresh.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+            request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+            request.returnsObjectsAsFaults = false
+            let books = try fresh.fetch(request)
+            #expect(books.map { $0.value(forKey: "title") as? String } == ["a1", "a2", "b1", "c1"])
+            var authors: [String: NSManagedObject] = [:]
+            for book in books {
+                #expect(!book.isFault)
+                let title = try #require(book.value(forKey: "title") as? String)
+                let author = try #require(book.value(forKey: "author") as? NSManagedObject)
+                #expect(fresh.registeredObject(for: author.objectID) === author)
+                #expect(author.value(forKey: "name") as? String == expected[title], "\(title)")
+                if let seen = authors[expected[title] ?? ""] { #expect(seen === author, "one object per author") }
+                authors[expected[title] ?? ""] = author
+            }
+            #expect(authors.count == 2)
+        }
+
+        let prefetching = CatalogScenario.newContext(on: s.coordinator)
+        try prefetching.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
+            request.relationshipKeyPathsForPrefetching = ["books"]
+            for author in try prefetching.fetch(request) {
+                let books = try #require(author.value(forKey: "books") as? Set<NSManagedObject>)
+                let name = try #require(author.value(forKey: "name") as? String)
+                #expect(books.count == (name == "Ann" ? 3 : 1))
+                for book in books {
+                    #expect(!book.isFault, "prefetched")
+                    #expect(book.value(forKey: "author") as? NSManagedObject === author)
+                    #expect(book.value(forKey: "shelf") as? String == "new")
+                }
+            }
+        }
+    }
 }
