@@ -106,6 +106,35 @@ final class ManagedObjectState {
         committedSnapshot = consume snapshot
     }
 
+    /// Makes this state, which no object holds any more (``NSManagedObjectContext/recycle(_:)``),
+    /// the state of a fault loaded from `snapshot`: every stored property as
+    /// ``init(loading:values:)`` leaves it. (A stored property added to this class is set here
+    /// too.)
+    func reuse(loading snapshot: consuming ObjectSnapshot, values: SlotValues) {
+        layout = snapshot.layout
+        self.values = values
+        changed = ChangedSlots()
+        committedSnapshot = consume snapshot
+        eventChangeList = []
+        eventNilSlots = 0
+        eventSlots = ChangedSlots()
+        listedEpoch = 0
+        if !fetchedPropertyResults.isEmpty { fetchedPropertyResults = [:] }
+        fetchedSnapshot = nil
+        isFault = false
+        didAwakeFromInsert = false
+    }
+
+    /// Drops what a state kept for ``NSManagedObjectContext/recycle(_:)`` references: the
+    /// values, the snapshots and the event's old values (``reuse(loading:values:)`` sets the rest).
+    func dropContents() {
+        values = layout.emptyValues
+        committedSnapshot = nil
+        fetchedSnapshot = nil
+        if !eventChangeList.isEmpty { eventChangeList = [] }
+        if !fetchedPropertyResults.isEmpty { fetchedPropertyResults = [:] }
+    }
+
     /// Loads `snapshot`, of this state's layout, which holds persistent attributes only
     /// (``EntityLayout/holdsOnlyAttributes``): its values become these (one buffer, shared), it
     /// becomes the committed snapshot, and `snapshot` gets the previous one. What

@@ -40,7 +40,12 @@ extension NSManagedObject {
                 ? snapshot.slots
                 : Self.values(loading: snapshot, over: defaultingTransients ? layout.defaultValues : layout.emptyValues, in: context,
                               destinations: destinations)
-            self.state = ManagedObjectState(loading: snapshot, values: values)
+            if let spare = context.spareStates.popLast() {
+                spare.reuse(loading: snapshot, values: values)
+                self.state = spare
+            } else {
+                self.state = ManagedObjectState(loading: snapshot, values: values)
+            }
             return
         }
         let state: ManagedObjectState
@@ -109,10 +114,11 @@ extension NSManagedObject {
     /// transient values drops its whole state, so it is as small as a fresh fault.
     func turnIntoFault(keepingTransients: Bool = true) {
         willTurnIntoFault()
-        if let state, !state.didAwakeFromInsert, !keepingTransients || state.layout.transientSlots.isEmpty {
+        let dropsState = state.map { !$0.didAwakeFromInsert && (!keepingTransients || $0.layout.transientSlots.isEmpty) } ?? false
+        if dropsState {
             // Nothing would be left: the whole state goes at once (what the branch below ends
             // with), not emptied field by field first.
-            self.state = nil
+            dropState()
         } else if let state {
             let layout = state.layout
             if keepingTransients, !layout.transientSlots.isEmpty {
@@ -130,6 +136,15 @@ extension NSManagedObject {
             if !state.didAwakeFromInsert && state.hasNoValues { self.state = nil }
         }
         didTurnIntoFault()
+    }
+
+    /// Drops the whole state. When nothing else holds it, the context keeps it for a fault it
+    /// loads next (``NSManagedObjectContext/spareStates``).
+    private func dropState() {
+        guard var dropped = state else { return }
+        state = nil
+        guard isKnownUniquelyReferenced(&dropped), let context = unretainedContext else { return }
+        context._withUnsafeGuaranteedRef { $0.recycle(dropped) }
     }
 
     /// The object's persistent state as a store sees it: attributes by name, to-one

@@ -288,6 +288,7 @@ extension NSManagedObjectContext {
         pendingFaults.removeAll()
         batchGroups.removeAll()
         refreshedFaults.removeAll()
+        spareStates.removeAll()
         assignedStores.removeAll()
         eventInserted.removeAll()
         eventUpdated.removeAll()

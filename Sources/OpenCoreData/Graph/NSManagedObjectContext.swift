@@ -171,6 +171,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The entity `insertNewObject(forEntityName:into:)` last found, with its name and frozen
     /// model: inserting objects one by one looks up the same name again and again.
     @exclusivity(unchecked) var lastInsertedEntity: (name: String, model: NSManagedObjectModel, entity: NSEntityDescription)?
+    /// States of objects turned back into faults, emptied, for the next faults loaded: a walk
+    /// with `fetchBatchSize` turns a batch back into faults for each batch it loads, and
+    /// allocating and freeing a state for every object cost about 450 instructions an object.
+    /// At most ``spareStateLimit``.
+    @exclusivity(unchecked) var spareStates: [ManagedObjectState] = []
     /// Stores chosen with `assign(_:to:)`, by object.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     /// While positive, changes are not recorded (loading values, `awakeFromFetch`).
@@ -478,6 +483,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var deletedObjects: Set<NSManagedObject> { deletedList.set }
 
     // MARK: Internals
+
+    /// How many ``spareStates`` a context keeps: two batches of a walk with `fetchBatchSize`
+    /// 512.
+    static let spareStateLimit = 1_024
+
+    /// Keeps the state of an object turned back into a fault, which nothing holds any more, for
+    /// a fault loaded next; its values and snapshots go now (with the rows they hold).
+    func recycle(_ state: ManagedObjectState) {
+        guard spareStates.count < Self.spareStateLimit else { return }
+        state.dropContents()
+        spareStates.append(state)
+    }
 
     /// Loads a fault's snapshot and calls `awakeFromFetch()` (whose changes are not recorded).
     /// `destinations`: the last to-one destination of a run of loads.

@@ -121,4 +121,45 @@ struct FaultLoadingTests {
             }
         }
     }
+
+    /// An object refreshed into a fault drops its state, which the context keeps for the next
+    /// fault it loads: that fault starts as a fresh one, with its own row, no changes and no
+    /// event, and its changes save.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aStateDroppedByARefreshServesTheNextFaultLoadedAsNew(storeType: String) throws {
+        let s = try Self.scenario(storeType)
+        try s.insertAuthorsAndBooks()
+        let fresh = CatalogScenario.newContext(on: s.coordinator)
+        try fresh.performAndWait {
+            let authors = NSFetchRequest<NSManagedObject>(entityName: "Author")
+            authors.predicate = NSPredicate(format: "name == 'Ann'")
+            let ann = try #require(try fresh.fetch(authors).first)
+            ann.setValue("Ann (draft)", forKey: "name")
+            #expect(ann.changedValuesForCurrentEvent()["name"] as? String == "Ann")
+            fresh.refresh(ann, mergeChanges: false)
+            #expect(ann.isFault && !ann.hasChanges)
+            #expect(fresh.spareStates.count == 1, "Ann's state, kept")
+
+            // Bob, a fault holding nothing, loads into the kept state.
+            let books = NSFetchRequest<NSManagedObject>(entityName: "Book")
+            books.predicate = NSPredicate(format: "title == 'b1'")
+            let b1 = try #require(try fresh.fetch(books).first)
+            let bob = try #require(b1.value(forKey: "author") as? NSManagedObject)
+            #expect(bob.isFault)
+            #expect(bob.value(forKey: "name") as? String == "Bob")
+            #expect(fresh.spareStates.isEmpty, "taken by Bob")
+            #expect(!bob.hasChanges)
+            #expect(bob.changedValues().isEmpty)
+            #expect(bob.changedValuesForCurrentEvent().isEmpty)
+            #expect(bob.committedValues(forKeys: ["name"])["name"] as? String == "Bob")
+            #expect((bob.value(forKey: "books") as? Set<NSManagedObject>)?.count == 1)
+            #expect(ann.value(forKey: "name") as? String == "Ann", "Ann's row again, not her draft")
+
+            bob.setValue("Robert", forKey: "name")
+            #expect(bob.isUpdated)
+            try fresh.save()
+        }
+        #expect(try s.stored("Author", "name") == ["Ann", "Robert"])
+    }
 }
+
