@@ -19,15 +19,27 @@ struct FaultLoadingTests {
         }
     }
 
+    /// The scenario with the authors and books of ``CatalogScenario/insertAuthorsAndBooks()``
+    /// saved.
+    static func savedCatalog(_ storeType: String) throws -> CatalogScenario {
+        let s = try scenario(storeType)
+        try s.insertAuthorsAndBooks()
+        return s
+    }
+
+    /// The author named `name`, fetched by `context` (on its queue).
+    static func author(_ name: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
+        request.predicate = NSPredicate(format: "name == %@", name)
+        return try #require(try context.fetch(request).first)
+    }
+
     @Test(arguments: StoreTypesUnderTest.all)
     func aFaultFetchedWithoutValuesLoadsItsDestinationsAsTheContextsObjects(storeType: String) throws {
-        let s = try Self.scenario(storeType)
-        try s.insertAuthorsAndBooks()
+        let s = try Self.savedCatalog(storeType)
         let fresh = CatalogScenario.newContext(on: s.coordinator)
         try fresh.performAndWait {
-            let authors = NSFetchRequest<NSManagedObject>(entityName: "Author")
-            authors.predicate = NSPredicate(format: "name == 'Ann'")
-            let ann = try #require(try fresh.fetch(authors).first)
+            let ann = try Self.author("Ann", in: fresh)
             let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
             request.includesPropertyValues = false
             let books = try fresh.fetch(request)
@@ -50,13 +62,10 @@ struct FaultLoadingTests {
 
     @Test(arguments: StoreTypesUnderTest.all)
     func aDestinationFaultLoadsItsOwnDestinationsAndTransientDefaults(storeType: String) throws {
-        let s = try Self.scenario(storeType)
-        try s.insertAuthorsAndBooks()
+        let s = try Self.savedCatalog(storeType)
         let fresh = CatalogScenario.newContext(on: s.coordinator)
         try fresh.performAndWait {
-            let authors = NSFetchRequest<NSManagedObject>(entityName: "Author")
-            authors.predicate = NSPredicate(format: "name == 'Bob'")
-            let bob = try #require(try fresh.fetch(authors).first)
+            let bob = try Self.author("Bob", in: fresh)
             let books = try #require(bob.value(forKey: "books") as? Set<NSManagedObject>)
             let book = try #require(books.first)
             #expect(books.count == 1)
@@ -127,13 +136,10 @@ struct FaultLoadingTests {
     /// event, and its changes save.
     @Test(arguments: StoreTypesUnderTest.all)
     func aStateDroppedByARefreshServesTheNextFaultLoadedAsNew(storeType: String) throws {
-        let s = try Self.scenario(storeType)
-        try s.insertAuthorsAndBooks()
+        let s = try Self.savedCatalog(storeType)
         let fresh = CatalogScenario.newContext(on: s.coordinator)
         try fresh.performAndWait {
-            let authors = NSFetchRequest<NSManagedObject>(entityName: "Author")
-            authors.predicate = NSPredicate(format: "name == 'Ann'")
-            let ann = try #require(try fresh.fetch(authors).first)
+            let ann = try Self.author("Ann", in: fresh)
             ann.setValue("Ann (draft)", forKey: "name")
             #expect(ann.changedValuesForCurrentEvent()["name"] as? String == "Ann")
             fresh.refresh(ann, mergeChanges: false)
