@@ -1,20 +1,41 @@
-/// The to-one destination a run of loads resolved last: the rows a prefetch or a fetch reads
-/// name the same few destinations over and over (a hundred children of one parent), and each
-/// lookup in the registry takes its lock and hashes the ID.
+/// The to-one destinations a run of loads resolved last, one per to-one slot: the rows a
+/// prefetch or a fetch reads name the same few destinations over and over (a hundred children
+/// of one parent), and each lookup in the registry takes its lock and hashes the ID.
 ///
-/// Made for one run of loads and dropped after it: it holds the object it found, and an ID
-/// names the same registered object for the length of the run.
+/// Made for one run of loads and dropped after it: it holds the objects it found. An object is
+/// given again only while it is still the context's (code run by `awakeFromFetch()` may reset
+/// the context, or merge a save that deletes it), and only for a plain
+/// `NSManagedObjectContext`: a subclass's override of ``NSManagedObjectContext/object(with:)``
+/// is called for every row, as before.
 final class LastDestination {
-    private var id: NSManagedObjectID?
-    private var object: NSManagedObject?
+    // The last ID resolved for each to-one slot met so far (an entity has few) and its object,
+    // at the same index of each array. Unchecked exclusivity: a memo serves one run of loads, on
+    // the context's queue, in accesses that never overlap.
+    @exclusivity(unchecked) private var slots: [Int] = []
+    @exclusivity(unchecked) private var ids: [NSManagedObjectID] = []
+    @exclusivity(unchecked) private var objects: [NSManagedObject] = []
+
+    /// A memo for a run of loads into `context`; nil when `context` is of a subclass.
+    static func forLoads(into context: NSManagedObjectContext) -> LastDestination? {
+        type(of: context) == NSManagedObjectContext.self ? LastDestination() : nil
+    }
 
     /// ``NSManagedObjectContext/object(with:)`` in `context`, unless `id` (the same instance) was
-    /// the last asked for.
-    func object(with id: NSManagedObjectID, in context: NSManagedObjectContext) -> NSManagedObject {
-        if let object, self.id === id { return object }
+    /// the last asked for in `slot` and its object is still `context`'s.
+    func object(with id: NSManagedObjectID, slot: Int, in context: NSManagedObjectContext) -> NSManagedObject {
+        guard let index = slots.firstIndex(of: slot) else {
+            let found = context.object(with: id)
+            slots.append(slot)
+            ids.append(id)
+            objects.append(found)
+            return found
+        }
+        if ids[index] === id, objects[index].unretainedContext?.toOpaque() == Unmanaged.passUnretained(context).toOpaque() {
+            return objects[index]
+        }
         let found = context.object(with: id)
-        self.id = id
-        object = found
+        ids[index] = id
+        objects[index] = found
         return found
     }
 }

@@ -98,7 +98,7 @@ extension NSManagedObject {
                     values.append(loaded[slot])
                 case .toOne:
                     values.append(loaded[slot].objectID.map { id in
-                        .object(destinations?.object(with: id, in: context) ?? context.object(with: id))
+                        .object(destinations?.object(with: id, slot: slot, in: context) ?? context.object(with: id))
                     } ?? loaded[slot])
                 case .toMany:
                     values.append(snapshot.toMany[layout.properties[slot].name].map { ids in

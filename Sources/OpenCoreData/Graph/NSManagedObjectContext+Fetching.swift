@@ -195,7 +195,7 @@ extension NSManagedObjectContext {
         let objects = objects(with: snapshots.map(\.objectID), recordingPendingFaults: !includesValues)
         // By position: iterating the snapshots would copy each one (retaining its references)
         // before it is copied again where it goes.
-        let destinations = returnsFaults ? nil : LastDestination()
+        let destinations = returnsFaults ? nil : LastDestination.forLoads(into: self)
         for position in objects.indices {
             let object = objects[position]
             if object.faultFlag {

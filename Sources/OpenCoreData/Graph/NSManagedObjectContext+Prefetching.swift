@@ -56,7 +56,7 @@ extension NSManagedObjectContext {
         var snapshots: [ObjectSnapshot] = []
         swap(&snapshots, &result.snapshots)
         var position = reached.count
-        let destinations = LastDestination()
+        let destinations = LastDestination.forLoads(into: self)
         while position > 0, let snapshot = snapshots.popLast() {
             position -= 1
             let object = reached[position]

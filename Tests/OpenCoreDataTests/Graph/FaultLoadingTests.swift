@@ -108,6 +108,7 @@ struct FaultLoadingTests {
                 let author = try #require(book.value(forKey: "author") as? NSManagedObject)
                 #expect(fresh.registeredObject(for: author.objectID) === author)
                 #expect(author.value(forKey: "name") as? String == expected[title], "\(title)")
+                #expect(book.value(forKey: "shelf") as? String == "new")
                 if let seen = authors[expected[title] ?? ""] { #expect(seen === author, "one object per author") }
                 authors[expected[title] ?? ""] = author
             }
@@ -163,9 +164,43 @@ struct FaultLoadingTests {
 
             bob.setValue("Robert", forKey: "name")
             #expect(bob.isUpdated)
+            #expect(bob.changedValuesForCurrentEvent()["name"] as? String == "Bob", "the event's old value, recorded afresh")
             try fresh.save()
         }
         #expect(try s.stored("Author", "name") == ["Ann", "Robert"])
+    }
+
+    /// A book whose `awakeFromFetch()` resets its context when it is "a1".
+    final class ResettingBook: NSManagedObject {
+        override func awakeFromFetch() {
+            super.awakeFromFetch()
+            if primitiveValue(forKey: "title") as? String == "a1" { managedObjectContext?.reset() }
+        }
+    }
+
+    /// A context reset by `awakeFromFetch()` in the middle of a run of loads: the rows after it
+    /// get their destinations from the context as it is now, not the objects it let go.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aDestinationLetGoDuringARunIsLookedUpAgain(storeType: String) throws {
+        let s = try CatalogScenario(storeType: storeType) { model in
+            model.register(ResettingBook.self, forEntityName: "Book")
+        }
+        try s.insertAuthorsAndBooks()
+        let fresh = CatalogScenario.newContext(on: s.coordinator)
+        try fresh.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+            request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+            request.returnsObjectsAsFaults = false
+            let books = try fresh.fetch(request)
+            #expect(books.map { $0.primitiveValue(forKey: "title") as? String } == ["a1", "a2", "b1"])
+            let first = try #require(books[0].value(forKey: "author") as? NSManagedObject)
+            let second = try #require(books[1].value(forKey: "author") as? NSManagedObject)
+            #expect(first.managedObjectContext == nil, "a1's author was let go by the reset")
+            #expect(second !== first)
+            #expect(second.managedObjectContext === fresh)
+            #expect(fresh.registeredObject(for: second.objectID) === second)
+            #expect(second.value(forKey: "name") as? String == "Ann")
+        }
     }
 }
 
