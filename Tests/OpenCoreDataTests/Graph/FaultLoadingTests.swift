@@ -19,12 +19,24 @@ struct FaultLoadingTests {
         }
     }
 
-    /// The scenario with the authors and books of ``CatalogScenario/insertAuthorsAndBooks()``
-    /// saved.
-    static func savedCatalog(_ storeType: String) throws -> CatalogScenario {
+    /// Saves the authors and books of ``CatalogScenario/insertAuthorsAndBooks()`` in a store of
+    /// `storeType`, then runs `body` on the queue of a new context, which holds none of them.
+    /// Returns the scenario.
+    @discardableResult
+    static func withSavedCatalog(_ storeType: String, _ body: (NSManagedObjectContext) throws -> Void) throws -> CatalogScenario {
         let s = try scenario(storeType)
         try s.insertAuthorsAndBooks()
+        let fresh = CatalogScenario.newContext(on: s.coordinator)
+        try fresh.performAndWait { try body(fresh) }
         return s
+    }
+
+    /// Every book, by title, fetched by `context` (on its queue) as loaded objects: a run of loads.
+    static func loadedBooksByTitle(in context: NSManagedObjectContext) throws -> [NSManagedObject] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        request.returnsObjectsAsFaults = false
+        return try context.fetch(request)
     }
 
     /// The author named `name`, fetched by `context` (on its queue).
@@ -36,9 +48,7 @@ struct FaultLoadingTests {
 
     @Test(arguments: StoreTypesUnderTest.all)
     func aFaultFetchedWithoutValuesLoadsItsDestinationsAsTheContextsObjects(storeType: String) throws {
-        let s = try Self.savedCatalog(storeType)
-        let fresh = CatalogScenario.newContext(on: s.coordinator)
-        try fresh.performAndWait {
+        try Self.withSavedCatalog(storeType) { fresh in
             let ann = try Self.author("Ann", in: fresh)
             let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
             request.includesPropertyValues = false
@@ -62,9 +72,7 @@ struct FaultLoadingTests {
 
     @Test(arguments: StoreTypesUnderTest.all)
     func aDestinationFaultLoadsItsOwnDestinationsAndTransientDefaults(storeType: String) throws {
-        let s = try Self.savedCatalog(storeType)
-        let fresh = CatalogScenario.newContext(on: s.coordinator)
-        try fresh.performAndWait {
+        try Self.withSavedCatalog(storeType) { fresh in
             let bob = try Self.author("Bob", in: fresh)
             let books = try #require(bob.value(forKey: "books") as? Set<NSManagedObject>)
             let book = try #require(books.first)
@@ -96,10 +104,7 @@ struct FaultLoadingTests {
 
         let fresh = CatalogScenario.newContext(on: s.coordinator)
         try fresh.performAndWait {
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
-            request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
-            request.returnsObjectsAsFaults = false
-            let books = try fresh.fetch(request)
+            let books = try Self.loadedBooksByTitle(in: fresh)
             #expect(books.map { $0.value(forKey: "title") as? String } == ["a1", "a2", "b1", "c1"])
             var authors: [String: NSManagedObject] = [:]
             for book in books {
@@ -137,9 +142,7 @@ struct FaultLoadingTests {
     /// event, and its changes save.
     @Test(arguments: StoreTypesUnderTest.all)
     func aStateDroppedByARefreshServesTheNextFaultLoadedAsNew(storeType: String) throws {
-        let s = try Self.savedCatalog(storeType)
-        let fresh = CatalogScenario.newContext(on: s.coordinator)
-        try fresh.performAndWait {
+        let s = try Self.withSavedCatalog(storeType) { fresh in
             let ann = try Self.author("Ann", in: fresh)
             ann.setValue("Ann (draft)", forKey: "name")
             #expect(ann.changedValuesForCurrentEvent()["name"] as? String == "Ann")
@@ -188,10 +191,7 @@ struct FaultLoadingTests {
         try s.insertAuthorsAndBooks()
         let fresh = CatalogScenario.newContext(on: s.coordinator)
         try fresh.performAndWait {
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
-            request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
-            request.returnsObjectsAsFaults = false
-            let books = try fresh.fetch(request)
+            let books = try Self.loadedBooksByTitle(in: fresh)
             #expect(books.map { $0.primitiveValue(forKey: "title") as? String } == ["a1", "a2", "b1"])
             let first = try #require(books[0].value(forKey: "author") as? NSManagedObject)
             let second = try #require(books[1].value(forKey: "author") as? NSManagedObject)
