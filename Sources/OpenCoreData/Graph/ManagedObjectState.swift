@@ -98,7 +98,8 @@ final class ManagedObjectState {
     }
 
     /// The state of a fault loaded from `snapshot`: `values` (the snapshot's own, or made from
-    /// them by ``NSManagedObject/load(_:in:)``), with `snapshot` as the committed snapshot.
+    /// them by ``NSManagedObject/load(_:in:defaultingTransients:destinations:)``), with `snapshot`
+    /// as the committed snapshot.
     init(loading snapshot: consuming ObjectSnapshot, values: SlotValues) {
         isFault = false
         layout = snapshot.layout

@@ -20,7 +20,7 @@ extension NSManagedObject {
     ///
     /// `defaultingTransients`: a fault holding nothing starts its transient properties at their
     /// default values (what ``NSManagedObjectContext/loadAndAwake(_:from:destinations:)`` asks on
-    /// a first load). `destinations`: the last to-one destination of a run of loads.
+    /// a first load). `destinations`: the to-one destinations a run of loads resolved last.
     func load(_ snapshot: consuming ObjectSnapshot, in context: NSManagedObjectContext, defaultingTransients: Bool = false,
               destinations: LastDestination? = nil) {
         // The common case, an entity of attributes loading into its state (a fault's, or a

@@ -497,7 +497,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Loads a fault's snapshot and calls `awakeFromFetch()` (whose changes are not recorded).
-    /// `destinations`: the last to-one destination of a run of loads.
+    /// `destinations`: the to-one destinations a run of loads resolved last.
     func loadAndAwake(_ object: NSManagedObject, from snapshot: consuming ObjectSnapshot, destinations: LastDestination? = nil) {
         recordingSuspended += 1
         defer { recordingSuspended -= 1 }
