@@ -202,5 +202,26 @@ struct FaultLoadingTests {
             #expect(second.value(forKey: "name") as? String == "Ann")
         }
     }
+
+    /// The states a context keeps for later faults are bounded, and a reset drops them.
+    @Test func theKeptStatesAreBoundedAndDroppedByAReset() throws {
+        let s = try Self.scenario(NSInMemoryStoreType)
+        let count = NSManagedObjectContext.spareStateLimit + 10
+        for index in 0..<count { s.insert("Author", ["name": "A\(index)"]) }
+        try s.save()
+        let fresh = CatalogScenario.newContext(on: s.coordinator)
+        try fresh.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
+            request.returnsObjectsAsFaults = false
+            let authors = try fresh.fetch(request)
+            #expect(authors.count == count)
+            #expect(authors.allSatisfy { !$0.isFault })
+            for author in authors { fresh.refresh(author, mergeChanges: false) }
+            #expect(authors.allSatisfy { $0.isFault })
+            #expect(fresh.spareStates.count == NSManagedObjectContext.spareStateLimit)
+            fresh.reset()
+            #expect(fresh.spareStates.isEmpty)
+        }
+    }
 }
 
