@@ -40,12 +40,7 @@ extension NSManagedObject {
                 ? snapshot.slots
                 : Self.values(loading: snapshot, over: defaultingTransients ? layout.defaultValues : layout.emptyValues, in: context,
                               destinations: destinations)
-            if let spare = context.spareStates.popLast() {
-                spare.reuse(loading: snapshot, values: values)
-                self.state = spare
-            } else {
-                self.state = ManagedObjectState(loading: snapshot, values: values)
-            }
+            self.state = context.state(loading: snapshot, values: values)
             return
         }
         let state: ManagedObjectState
@@ -133,7 +128,7 @@ extension NSManagedObject {
             state.eventChanges = []
             state.fetchedSnapshot = nil
             state.isFault = true
-            if !state.didAwakeFromInsert && state.hasNoValues { self.state = nil }
+            if !state.didAwakeFromInsert && state.hasNoValues { dropState() }
         }
         didTurnIntoFault()
     }

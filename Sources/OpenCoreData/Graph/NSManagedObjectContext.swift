@@ -496,6 +496,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         spareStates.append(state)
     }
 
+    /// The state of a fault loaded from `snapshot` with `values`: a kept one (``recycle(_:)``)
+    /// when there is one, else a new one.
+    func state(loading snapshot: consuming ObjectSnapshot, values: SlotValues) -> ManagedObjectState {
+        guard let spare = spareStates.popLast() else { return ManagedObjectState(loading: snapshot, values: values) }
+        spare.reuse(loading: snapshot, values: values)
+        return spare
+    }
+
     /// Loads a fault's snapshot and calls `awakeFromFetch()` (whose changes are not recorded).
     /// `destinations`: the to-one destinations a run of loads resolved last.
     func loadAndAwake(_ object: NSManagedObject, from snapshot: consuming ObjectSnapshot, destinations: LastDestination? = nil) {

@@ -223,5 +223,38 @@ struct FaultLoadingTests {
             #expect(fresh.spareStates.isEmpty)
         }
     }
+
+    /// A child's inserted object becomes, in its parent, a fault loaded from the child's row:
+    /// into a state the parent kept, it is still an inserted object with no committed values.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aChildsInsertedObjectTakesAKeptStateAsANewObject(storeType: String) throws {
+        let s = try Self.scenario(storeType)
+        try s.insertAuthorsAndBooks()
+        let parent = CatalogScenario.newContext(on: s.coordinator)
+        try parent.performAndWait {
+            let ann = try Self.author("Ann", in: parent)
+            _ = ann.value(forKey: "name")
+            parent.refresh(ann, mergeChanges: false)
+            #expect(parent.spareStates.count == 1)
+        }
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        try child.performAndWait {
+            let cy = NSEntityDescription.insertNewObject(forEntityName: "Author", into: child)
+            cy.setValue("Cy", forKey: "name")
+            try child.save()
+        }
+        try parent.performAndWait {
+            #expect(parent.spareStates.isEmpty, "taken by Cy")
+            let cy = try #require(parent.insertedObjects.first)
+            #expect(parent.insertedObjects.count == 1)
+            #expect(cy.isInserted && !cy.isFault)
+            #expect(cy.value(forKey: "name") as? String == "Cy")
+            #expect(cy.committedValues(forKeys: nil).isEmpty, "a new object has no committed values")
+            #expect(cy.changedValues()["name"] as? String == "Cy")
+            try parent.save()
+        }
+        #expect(try s.stored("Author", "name") == ["Ann", "Bob", "Cy"])
+    }
 }
 
