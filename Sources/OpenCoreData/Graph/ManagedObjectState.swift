@@ -154,9 +154,7 @@ final class ManagedObjectState {
     /// Whether no slot holds a value.
     var hasNoValues: Bool {
         // Values never written still share the layout's empty buffer: no need to look at them.
-        if values.withUnsafeBufferPointer({ $0.baseAddress }) == layout.emptyValues.withUnsafeBufferPointer({ $0.baseAddress }) {
-            return true
-        }
+        if values.sharesBuffer(with: layout.emptyValues) { return true }
         return values.withUnsafeBufferPointer { buffer in
             for index in buffer.indices where !buffer[index].isNone { return false }
             return true

@@ -79,30 +79,30 @@ extension NSManagedObject {
                                in context: NSManagedObjectContext, destinations: LastDestination?) -> SlotValues {
         let layout = snapshot.layout
         let count = layout.count
-        // Appended into reserved room, as ``EntityLayout/makeEmptyValues()`` builds a row.
-        var values = SlotValues()
-        values.reserveCapacity(count)
-        snapshot.slots.withUnsafeBufferPointer { loaded in
-            for slot in 0..<count {
-                if layout.isTransient[slot] {
-                    values.append(current[slot])
-                    continue
-                }
-                switch layout.kinds[slot] {
-                case .attribute:
-                    values.append(loaded[slot])
-                case .toOne:
-                    values.append(loaded[slot].objectID.map { id in
-                        .object(destinations?.object(with: id, slot: slot, in: context) ?? context.object(with: id))
-                    } ?? loaded[slot])
-                case .toMany:
-                    values.append(snapshot.toMany[layout.properties[slot].name].map { ids in
-                        .other(ObjectList(ids.map { context.object(with: $0) }))
-                    } ?? .none)
+        return snapshot.slots.withUnsafeBufferPointer { loaded in
+            SlotValues(count: count) { values in
+                for slot in 0..<count {
+                    let value: SlotValue
+                    if layout.isTransient[slot] {
+                        value = current[slot]
+                    } else {
+                        switch layout.kinds[slot] {
+                        case .attribute:
+                            value = loaded[slot]
+                        case .toOne:
+                            value = loaded[slot].objectID.map { id in
+                                .object(destinations?.object(with: id, slot: slot, in: context) ?? context.object(with: id))
+                            } ?? loaded[slot]
+                        case .toMany:
+                            value = snapshot.toMany[layout.properties[slot].name].map { ids in
+                                .other(ObjectList(ids.map { context.object(with: $0) }))
+                            } ?? .none
+                        }
+                    }
+                    (values + slot).initialize(to: value)
                 }
             }
         }
-        return values
     }
 
     /// Drops the persistent values and becomes a fault (hooks around). A fault left with no

@@ -49,17 +49,11 @@ final class EntityLayout: @unchecked Sendable {
 
     /// Every slot empty, in a buffer of its own: for a row about to be written slot by slot.
     ///
-    /// Appended one by one into reserved room, code specialized for `SlotValue` storing a case
-    /// without payload: the first write to a copy of ``emptyValues`` copies the shared buffer
-    /// through the runtime, each slot through the enum's value witness (about 50 instructions
-    /// a slot), and `SlotValues(repeating:count:)` allocates through the standard library's
-    /// unspecialized entry point.
+    /// The first write to a copy of ``emptyValues`` copies the shared buffer first; this one is
+    /// the row's from the start.
     @inline(__always)
     func makeEmptyValues() -> SlotValues {
-        var values = SlotValues()
-        values.reserveCapacity(count)
-        for _ in 0..<count { values.append(.none) }
-        return values
+        SlotValues(repeating: .none, count: count)
     }
 
     /// Each attribute's default value (converted as setters store values), nil elsewhere: the
@@ -326,9 +320,6 @@ struct SlotRule {
         return ObjectIdentifier(type(of: value)) == exactType
     }
 }
-
-/// The values of an object or a snapshot, indexed by its entity's ``EntityLayout`` slots.
-typealias SlotValues = ContiguousArray<SlotValue>
 
 /// A set of slot numbers, as bits: which values an object changed since it was last loaded or
 /// saved. Slots past 63 share one "some later slot" bit, so the set may say more than changed,
