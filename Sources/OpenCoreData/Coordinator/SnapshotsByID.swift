@@ -23,7 +23,8 @@ struct SnapshotsByID: Sequence {
         static func hashBits(of key: ObjectIDKey) -> UInt64 { key.probeBits }
     }
 
-    private var snapshots: [ObjectSnapshot] = []
+    /// The snapshots kept, nil where one was taken (``take(_:)``).
+    private var snapshots: [ObjectSnapshot?] = []
     private var table = LinearProbingTable<Bucket>()
 
     init() {}
@@ -33,9 +34,17 @@ struct SnapshotsByID: Sequence {
         table.reserveCapacity(minimumCapacity)
     }
 
-    /// The snapshot of `id`, if there is one.
+    /// The snapshot of `id`, if there is one (and it was not taken).
     subscript(id: NSManagedObjectID) -> ObjectSnapshot? {
-        table.index(of: id.key).map { snapshots[table[$0].position] }
+        table.index(of: id.key).flatMap { snapshots[table[$0].position] }
+    }
+
+    /// The snapshot of `id`, moved out: what a caller that keeps the snapshot (a fault loading
+    /// it) takes, without the retain of each of its references that a copy costs and the
+    /// release of each when the copy left here goes. `id` has no snapshot here afterwards.
+    mutating func take(_ id: NSManagedObjectID) -> ObjectSnapshot? {
+        guard let index = table.index(of: id.key) else { return nil }
+        return snapshots[table[index].position].take()
     }
 
     /// Keeps `snapshot` under its ID; returns false (and keeps the first) when one was there.
@@ -62,9 +71,9 @@ struct SnapshotsByID: Sequence {
     }
 
     /// ``update(_:)`` with each of `read`, in order (a later snapshot of an ID replaces an
-    /// earlier one). Into an empty value the array is taken as it is, not copied snapshot by
-    /// snapshot, unless it names an ID twice.
-    mutating func update(contentsOf read: [ObjectSnapshot]) {
+    /// earlier one). Into an empty value the snapshots are moved, not copied snapshot by
+    /// snapshot (a retain of each reference), unless `read` names an ID twice.
+    mutating func update(contentsOf read: consuming [ObjectSnapshot]) {
         guard snapshots.isEmpty else {
             for snapshot in read { update(snapshot) }
             return
@@ -83,13 +92,39 @@ struct SnapshotsByID: Sequence {
             }
             table.occupy(index, with: Bucket(key, position: position))
         }
-        snapshots = read
+        // Moved from the last: `popLast()` hands each snapshot over without copying it, into
+        // room left uninitialized (`init(repeating: nil, count:)` went through the optional's
+        // value witnesses, about 100 instructions a snapshot).
+        var rest = consume read
+        let count = rest.count
+        snapshots = [ObjectSnapshot?](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            var position = count
+            while let snapshot = rest.popLast() {
+                position -= 1
+                (base + position).initialize(to: consume snapshot)
+            }
+            initialized = count
+        }
     }
 
+    /// Whether no snapshot was kept (taken ones count as kept).
     var isEmpty: Bool { snapshots.isEmpty }
 
-    /// The snapshots, in the order they were first kept.
-    func makeIterator() -> IndexingIterator<[ObjectSnapshot]> {
-        snapshots.makeIterator()
+    /// The snapshots not taken, in the order they were first kept.
+    func makeIterator() -> Iterator {
+        Iterator(base: snapshots.makeIterator())
+    }
+
+    /// Iterates over the snapshots not taken.
+    struct Iterator: IteratorProtocol {
+        fileprivate var base: IndexingIterator<[ObjectSnapshot?]>
+
+        mutating func next() -> ObjectSnapshot? {
+            while let snapshot = base.next() {
+                if let snapshot { return snapshot }
+            }
+            return nil
+        }
     }
 }

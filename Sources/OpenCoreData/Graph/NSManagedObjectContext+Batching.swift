@@ -44,7 +44,7 @@ extension NSManagedObjectContext {
         var faults: [NSManagedObject] = []
         faults.reserveCapacity(ids.count)
         for case let object? in registry.objects(for: ids) where object.faultFlag { faults.append(object) }
-        let loaded = reportingStoreError(firing: id) {
+        var loaded = reportingStoreError(firing: id) {
             try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: stalenessInterval)
         } ?? SnapshotsByID()
         // A walk in result order: the store may read the next batches while this one is used
@@ -58,7 +58,8 @@ extension NSManagedObjectContext {
         let cacheHoldsRows = !rowCache.isEmpty
         for fault in faults {
             let id = fault.objectID
-            if let snapshot = loaded[id] ?? fault.fetchedSnapshot ?? (cacheHoldsRows ? rowCache.removeValue(forKey: id.key) : nil) {
+            // Taken, not copied: the fault keeps it.
+            if let snapshot = loaded.take(id) ?? fault.fetchedSnapshot ?? (cacheHoldsRows ? rowCache.removeValue(forKey: id.key) : nil) {
                 if cacheHoldsRows { rowCache[id.key] = nil }
                 loadAndAwake(fault, from: snapshot)
             }

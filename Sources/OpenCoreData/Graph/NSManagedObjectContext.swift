@@ -536,10 +536,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 guard rowCache[candidate.key] == nil, let fault = registry[candidate] else { return false }
                 return fault.faultFlag && fault.fetchedSnapshot == nil
             }
-            let loaded = reportingStoreError(firing: id) { try backing.snapshots(for: batch, fresh: false, maxAge: stalenessInterval) } ?? SnapshotsByID()
-            snapshot = loaded[id]
+            var loaded = reportingStoreError(firing: id) { try backing.snapshots(for: batch, fresh: false, maxAge: stalenessInterval) } ?? SnapshotsByID()
+            // Taken, not copied: each is kept once, by the fault or the context's cache.
+            snapshot = loaded.take(id)
             for other in batch.dropFirst() {
-                if let found = loaded[other] { rowCache[other.key] = found }
+                if let found = loaded.take(other) { rowCache[other.key] = found }
             }
         }
         // Moved out, not bound by `guard let`: binding copied it (a retain of each of its

@@ -69,4 +69,22 @@ import Testing
         #expect(more[id(2)]?.values["name"] as? String == "two" && more[id(3)]?.values["name"] as? String == "three")
         #expect(Array(more).count == 3)
     }
+
+    /// A snapshot taken is handed over whole and leaves the value: looked up or iterated, it
+    /// is gone; the others stay, in order.
+    @Test func takeMovesASnapshotOut() {
+        var snapshots = SnapshotsByID()
+        snapshots.update(contentsOf: (1...3).map { ObjectSnapshot(objectID: id(Int64($0)), values: ["name": "p\($0)"]) })
+        let taken = snapshots.take(id(2))
+        #expect(taken?.values["name"] as? String == "p2")
+        #expect(taken?.objectID.key == id(2).key)
+        #expect(snapshots[id(2)] == nil && snapshots.take(id(2)) == nil)
+        #expect(snapshots.take(id(9)) == nil)
+        #expect(snapshots.map(\.objectID.key) == [id(1).key, id(3).key])
+        #expect(snapshots[id(3)]?.values["name"] as? String == "p3")
+        // Taking one built by update(_:) as well.
+        snapshots.update(ObjectSnapshot(objectID: id(4), values: ["name": "p4"]))
+        #expect(snapshots.take(id(4))?.values["name"] as? String == "p4")
+        #expect(Array(snapshots).count == 2)
+    }
 }
