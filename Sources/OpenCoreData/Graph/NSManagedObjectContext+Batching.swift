@@ -57,6 +57,9 @@ extension NSManagedObjectContext {
         // The context's own cache is mostly empty: not probed twice per object then.
         let cacheHoldsRows = !rowCache.isEmpty
         for fault in faults {
+            // An `awakeFromFetch()` earlier in the loop may have fired a fault of this batch,
+            // which loaded the rest of it: those are not loaded (nor awoken) twice.
+            guard fault.faultFlag else { continue }
             let id = fault.objectID
             // Taken, not copied: the fault keeps it.
             if let snapshot = loaded.take(id) ?? fault.fetchedSnapshot ?? (cacheHoldsRows ? rowCache.removeValue(forKey: id.key) : nil) {

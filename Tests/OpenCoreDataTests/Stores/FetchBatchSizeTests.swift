@@ -161,3 +161,37 @@ extension FetchBatchSizeTests {
         #expect(Array(values(objects.reversed()).reversed()) == expected, "backward, over refaulted batches")
     }
 }
+
+extension FetchBatchSizeTests {
+    /// An employee whose `awakeFromFetch()` fires the object its context names in `userInfo`
+    /// (when that is still a fault), and counts how often it was awoken.
+    final class FiringEmployee: NSManagedObject {
+        var awakenings = 0
+
+        override func awakeFromFetch() {
+            super.awakeFromFetch()
+            awakenings += 1
+            if let next = managedObjectContext?.userInfo["fire on awake"] as? NSManagedObject, next !== self, next.isFault {
+                _ = next.value(forKey: "salary")
+            }
+        }
+    }
+
+    /// A batch's first object, awoken, fires another fault of its batch, which loads the rest
+    /// of the batch: the objects that load are each loaded and awoken once, not again when the
+    /// first load goes on.
+    @Test func aFaultFiredWhileItsBatchLoadsIsAwokenOnce() throws {
+        let fixture = try fixture()
+        fixture.company.model.register(FiringEmployee.self, forEntityName: "Employee")
+        let context = fixture.context()
+        let objects = try context.fetch(request(5))
+        context.userInfo["fire on awake"] = objects[1]
+        #expect(objects[0].value(forKey: "salary") as? Int64 == 81)
+        let firstBatch = objects.prefix(5).compactMap { $0 as? FiringEmployee }
+        #expect(firstBatch.count == 5)
+        #expect(firstBatch.map(\.awakenings) == [1, 1, 1, 1, 1])
+        #expect(firstBatch.allSatisfy { !$0.isFault })
+        #expect(objects.dropFirst(5).allSatisfy { $0.isFault }, "the next batch is not loaded")
+        #expect(firstBatch.map { $0.value(forKey: "salary") as? Int64 } == [81, 82, 83, 84, 85])
+    }
+}
