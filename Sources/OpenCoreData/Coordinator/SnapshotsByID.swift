@@ -47,12 +47,18 @@ struct SnapshotsByID: Sequence {
         return snapshots[table[index].position].take()
     }
 
-    /// Keeps `snapshot` under its ID; returns false (and keeps the first) when one was there.
+    /// Keeps `snapshot` under its ID; returns false (and keeps the first) when one was there
+    /// (a taken one counts as absent).
     @discardableResult
     mutating func insertIfAbsent(_ snapshot: ObjectSnapshot) -> Bool {
         let key = snapshot.objectID.key
         let (index, found) = table.insertionIndex(for: key)
-        guard !found else { return false }
+        if found {
+            let position = table[index].position
+            guard case .none = snapshots[position] else { return false }
+            snapshots[position] = snapshot
+            return true
+        }
         table.occupy(index, with: Bucket(key, position: snapshots.count))
         snapshots.append(snapshot)
         return true

@@ -336,12 +336,8 @@ struct ChangedSlots: Equatable {
 
     var isEmpty: Bool { bits == 0 }
 
-    /// Inlined: called through a state's property on every key-value set, twice, an out-of-line
-    /// call cost more than the bit it sets.
-    @inline(__always)
     mutating func insert(_ slot: Int) { bits |= slot < 63 ? 1 << UInt64(slot) : 1 << 63 }
 
-    @inline(__always)
     func contains(_ slot: Int) -> Bool { bits & (slot < 63 ? 1 << UInt64(slot) : 1 << 63) != 0 }
 
     mutating func removeAll() { bits = 0 }

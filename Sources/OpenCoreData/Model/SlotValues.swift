@@ -88,7 +88,12 @@ struct SlotValues: RandomAccessCollection, MutableCollection {
     @inline(__always)
     mutating func withUnsafeMutableBufferPointer<Result>(_ body: (inout UnsafeMutableBufferPointer<SlotValue>) throws -> Result) rethrows -> Result {
         makeUnique()
-        var buffer = UnsafeMutableBufferPointer(start: storage.slots, count: storage.count)
+        let slots = storage.slots, count = storage.count
+        var buffer = UnsafeMutableBufferPointer(start: slots, count: count)
+        defer {
+            // As `Array` does: `body` may write through the buffer, not replace it.
+            precondition(buffer.baseAddress == slots && buffer.count == count, "withUnsafeMutableBufferPointer: the buffer was replaced")
+        }
         return try withExtendedLifetime(storage) { try body(&buffer) }
     }
 
@@ -113,8 +118,10 @@ final class SlotStorage: ManagedBuffer<Int, SlotValue> {
     /// A buffer of `count` slots, which `body` initializes, every one of them.
     @inline(__always)
     static func make(count: Int, initializingWith body: (UnsafeMutablePointer<SlotValue>) -> Void) -> SlotStorage {
-        let storage = unsafeDowncast(create(minimumCapacity: count) { _ in count }, to: SlotStorage.self)
+        // The count is set once `body` has initialized the slots: `deinit` destroys that many.
+        let storage = unsafeDowncast(create(minimumCapacity: count) { _ in 0 }, to: SlotStorage.self)
         body(storage.slots)
+        ManagedBufferPointer<Int, SlotValue>(unsafeBufferObject: storage).withUnsafeMutablePointerToHeader { $0.pointee = count }
         return storage
     }
 

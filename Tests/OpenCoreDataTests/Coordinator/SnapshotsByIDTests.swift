@@ -86,5 +86,10 @@ import Testing
         snapshots.update(ObjectSnapshot(objectID: id(4), values: ["name": "p4"]))
         #expect(snapshots.take(id(4))?.values["name"] as? String == "p4")
         #expect(Array(snapshots).count == 2)
+        // A taken ID counts as absent again.
+        let again = snapshots.insertIfAbsent(ObjectSnapshot(objectID: id(2), values: ["name": "p2 again"]))
+        let thrice = snapshots.insertIfAbsent(ObjectSnapshot(objectID: id(2), values: ["name": "p2 thrice"]))
+        #expect(again && !thrice)
+        #expect(snapshots[id(2)]?.values["name"] as? String == "p2 again")
     }
 }
