@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenCoreData
+import OpenCoreDataPostgres
 
 /// A fault that holds nothing yet (fetched without property values, or made by a relationship)
 /// loads its row into a state made for it: attributes, destinations as the context's objects,
@@ -200,6 +201,36 @@ struct FaultLoadingTests {
             #expect(second.managedObjectContext === fresh)
             #expect(fresh.registeredObject(for: second.objectID) === second)
             #expect(second.value(forKey: "name") as? String == "Ann")
+        }
+    }
+
+    /// The stores whose rows carry no to-many destinations (SQL tables): a prefetch fills their
+    /// sources' lists. (An atomic store's snapshots carry them, so its sources' lists are filled
+    /// as the sources load, before the prefetch reads the destinations.)
+    static let sqlStoreTypes = StoreTypesUnderTest.all.filter { $0 == NSSQLiteStoreType || $0 == NSPostgreSQLStoreType }
+
+    /// A prefetch whose `awakeFromFetch()` resets the context while the destinations load: the
+    /// sources' lists hold the context's objects as it is now, not the destinations it let go.
+    @Test(arguments: sqlStoreTypes)
+    func aPrefetchedListAfterAResetHoldsTheContextsObjects(storeType: String) throws {
+        let s = try CatalogScenario(storeType: storeType) { model in
+            model.register(ResettingBook.self, forEntityName: "Book")
+        }
+        try s.insertAuthorsAndBooks()
+        let fresh = CatalogScenario.newContext(on: s.coordinator)
+        try fresh.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            request.returnsObjectsAsFaults = false
+            request.relationshipKeyPathsForPrefetching = ["books"]
+            let authors = try fresh.fetch(request)
+            #expect(authors.count == 2)
+            let lists = authors.map { $0.primitiveValue(forKey: "books") as? Set<NSManagedObject> }
+            #expect(lists.map { $0?.count } == [2, 1])
+            for book in lists.compactMap({ $0 }).joined() {
+                #expect(book.managedObjectContext === fresh, "a book the reset let go: \(book.objectID)")
+                #expect(fresh.registeredObject(for: book.objectID) === book)
+            }
         }
     }
 
