@@ -182,16 +182,22 @@ struct FaultLoadingTests {
         }
     }
 
-    /// A context reset by `awakeFromFetch()` in the middle of a run of loads: the rows after it
-    /// get their destinations from the context as it is now, not the objects it let go.
-    @Test(arguments: StoreTypesUnderTest.all)
-    func aDestinationLetGoDuringARunIsLookedUpAgain(storeType: String) throws {
+    /// Saves the catalog with its books of class ``ResettingBook`` in a store of `storeType`,
+    /// then runs `body` on the queue of a new context, which holds none of them.
+    static func withResettingCatalog(_ storeType: String, _ body: (NSManagedObjectContext) throws -> Void) throws {
         let s = try CatalogScenario(storeType: storeType) { model in
             model.register(ResettingBook.self, forEntityName: "Book")
         }
         try s.insertAuthorsAndBooks()
         let fresh = CatalogScenario.newContext(on: s.coordinator)
-        try fresh.performAndWait {
+        try fresh.performAndWait { try body(fresh) }
+    }
+
+    /// A context reset by `awakeFromFetch()` in the middle of a run of loads: the rows after it
+    /// get their destinations from the context as it is now, not the objects it let go.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aDestinationLetGoDuringARunIsLookedUpAgain(storeType: String) throws {
+        try Self.withResettingCatalog(storeType) { fresh in
             let books = try Self.loadedBooksByTitle(in: fresh)
             #expect(books.map { $0.primitiveValue(forKey: "title") as? String } == ["a1", "a2", "b1"])
             let first = try #require(books[0].value(forKey: "author") as? NSManagedObject)
@@ -213,12 +219,7 @@ struct FaultLoadingTests {
     /// sources' lists hold the context's objects as it is now, not the destinations it let go.
     @Test(arguments: sqlStoreTypes)
     func aPrefetchedListAfterAResetHoldsTheContextsObjects(storeType: String) throws {
-        let s = try CatalogScenario(storeType: storeType) { model in
-            model.register(ResettingBook.self, forEntityName: "Book")
-        }
-        try s.insertAuthorsAndBooks()
-        let fresh = CatalogScenario.newContext(on: s.coordinator)
-        try fresh.performAndWait {
+        try Self.withResettingCatalog(storeType) { fresh in
             let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
             request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
             request.returnsObjectsAsFaults = false
