@@ -73,8 +73,8 @@ extension NSManagedObject {
     /// (nil: a to-many relationship not loaded), and the transient values of `current`.
     ///
     /// Built slot by slot into a buffer of their own: writing the destinations into the
-    /// snapshot's buffer, which its row shares, first copied all of it through the runtime
-    /// (about 500 instructions for a row of four slots).
+    /// snapshot's buffer, which its row shares, first copied all of it (through the runtime
+    /// when slot buffers were `ContiguousArray`s, about 500 instructions for a row of four slots).
     private static func values(loading snapshot: borrowing ObjectSnapshot, over current: SlotValues,
                                in context: NSManagedObjectContext, destinations: LastDestination?) -> SlotValues {
         let layout = snapshot.layout
