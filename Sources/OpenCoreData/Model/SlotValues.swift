@@ -21,11 +21,6 @@ struct SlotValues: RandomAccessCollection, MutableCollection {
 
     private var storage: SlotStorage
 
-    /// No slots.
-    init() {
-        storage = SlotStorage.make(count: 0) { _ in }
-    }
-
     /// `count` slots holding `value`.
     @inline(__always)
     init(repeating value: SlotValue, count: Int) {
@@ -95,6 +90,15 @@ struct SlotValues: RandomAccessCollection, MutableCollection {
             precondition(buffer.baseAddress == slots && buffer.count == count, "withUnsafeMutableBufferPointer: the buffer was replaced")
         }
         return try withExtendedLifetime(storage) { try body(&buffer) }
+    }
+
+    /// The same values in a buffer of their own.
+    func copy() -> SlotValues {
+        SlotValues(storage: storage.copy())
+    }
+
+    private init(storage: SlotStorage) {
+        self.storage = storage
     }
 
     /// Whether `self` and `other` share one buffer (neither wrote since one was copied from the other).

@@ -44,8 +44,12 @@ import Testing
         #expect(values.indices == 0..<4)
         #expect(!values.isEmpty)
         #expect(values.map { $0.anyInPlace() as? Int64 } == [0, nil, 2, nil])
-        #expect(SlotValues().isEmpty)
-        #expect(SlotValues().withUnsafeBufferPointer(\.count) == 0)
+        let none = SlotValues(repeating: .none, count: 0)
+        #expect(none.isEmpty && none.withUnsafeBufferPointer(\.count) == 0)
+        // A copy of its own: equal values, another buffer.
+        let copy = values.copy()
+        #expect(!copy.sharesBuffer(with: values))
+        #expect(copy.map { $0.anyInPlace() as? Int64 } == [0, nil, 2, nil])
     }
 
     /// Freeing a buffer releases the references its slots hold; a copy made before a write
