@@ -10,6 +10,12 @@ protocol ContextBacking: AnyObject {
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool,
                    maxAge: TimeInterval) throws -> SnapshotsByID
 
+    /// ``snapshots(for:fresh:maxAge:)`` (not `fresh`) for a batch of a `fetchBatchSize` result,
+    /// which stores may leave out of their row caches
+    /// (``NSPersistentStore/walkSnapshots(for:cachedWithin:)``). Only the coordinator tells
+    /// them; a parent context reads the batch as any other snapshots.
+    func walkSnapshots(for objectIDs: [NSManagedObjectID], maxAge: TimeInterval) throws -> SnapshotsByID
+
     /// A hint that ``snapshots(for:fresh:maxAge:)`` will soon be asked for exactly `objectIDs`
     /// (the next batch of a `fetchBatchSize` walk). Only the coordinator passes it on, to the
     /// stores (``NSPersistentStore/readAhead(_:)``).
@@ -30,10 +36,18 @@ protocol ContextBacking: AnyObject {
 }
 
 extension ContextBacking {
+    func walkSnapshots(for objectIDs: [NSManagedObjectID], maxAge: TimeInterval) throws -> SnapshotsByID {
+        try snapshots(for: objectIDs, fresh: false, maxAge: maxAge)
+    }
+
     func readAhead(_ objectIDs: [NSManagedObjectID]) {}
 }
 
 extension NSPersistentStoreCoordinator: ContextBacking {
+    func walkSnapshots(for objectIDs: [NSManagedObjectID], maxAge: TimeInterval) throws -> SnapshotsByID {
+        try snapshots(for: objectIDs, fresh: false, maxAge: maxAge, at: nil, walking: true)
+    }
+
     func permanentObjectIDs(for objects: [(entity: NSEntityDescription, store: NSPersistentStore?)],
                             replacing temporaryIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID] {
         try permanentObjectIDs(for: objects)
@@ -83,6 +97,10 @@ final class QueryGenerationBacking: ContextBacking {
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool,
                    maxAge: TimeInterval) throws -> SnapshotsByID {
         try coordinator.snapshots(for: objectIDs, fresh: fresh, maxAge: maxAge, at: pinned())
+    }
+
+    func walkSnapshots(for objectIDs: [NSManagedObjectID], maxAge: TimeInterval) throws -> SnapshotsByID {
+        try coordinator.snapshots(for: objectIDs, fresh: false, maxAge: maxAge, at: pinned(), walking: true)
     }
 
     func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {

@@ -211,6 +211,15 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         try interval == 0 ? freshSnapshots(for: objectIDs) : snapshots(for: objectIDs)
     }
 
+    /// The snapshots of a batch of a `fetchBatchSize` result, as ``snapshots(for:cachedWithin:)``
+    /// reads them. A store with a row cache may leave the rows out of it: each object of the
+    /// batch holds its row until the walk turns it back into a fault, and a walk over more rows than the cache keeps would evict every row it holds for
+    /// other reads (the SQLite store leaves them out). Internal: stores outside the library
+    /// read batches through ``snapshots(for:cachedWithin:)``, the default.
+    func walkSnapshots(for objectIDs: [NSManagedObjectID], cachedWithin interval: TimeInterval) throws -> [ObjectSnapshot] {
+        try snapshots(for: objectIDs, cachedWithin: interval)
+    }
+
     /// A hint that ``snapshots(for:)`` will soon be asked for exactly `objectIDs` (the next
     /// batch of a `fetchBatchSize` walk): a store may start reading them in the background and
     /// answer that call from the read. IDs not all of this store may be ignored. The default

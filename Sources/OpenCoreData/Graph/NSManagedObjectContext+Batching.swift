@@ -45,7 +45,7 @@ extension NSManagedObjectContext {
         faults.reserveCapacity(ids.count)
         for case let object? in registry.objects(for: ids) where object.faultFlag { faults.append(object) }
         var loaded = reportingStoreError(firing: id) {
-            try backing.snapshots(for: faults.map(\.objectID), fresh: false, maxAge: stalenessInterval)
+            try backing.walkSnapshots(for: faults.map(\.objectID), maxAge: stalenessInterval)
         } ?? SnapshotsByID()
         // A walk in result order: the store may read the next batches while this one is used
         // (their faults are registered under the very IDs the group holds).

@@ -195,3 +195,28 @@ extension FetchBatchSizeTests {
         #expect(firstBatch.map { $0.value(forKey: "salary") as? Int64 } == [81, 82, 83, 84, 85])
     }
 }
+
+extension FetchBatchSizeTests {
+    /// A batch's rows go into its objects, not into the store's row cache: a walk over more rows
+    /// than the cache keeps would evict every row it holds for other reads. The rows it held
+    /// stay; a batch turned back into faults is read again when walked back to.
+    @Test func aWalkLeavesItsRowsOutOfTheStoresRowCache() throws {
+        let fixture = try fixture()
+        let departments = fixture.request("Department")
+        departments.returnsObjectsAsFaults = false
+        let reader = fixture.context()
+        let department = try #require(try reader.fetch(departments).first)
+        #expect(fixture.store.rowCache.count == 1)
+
+        let walker = fixture.context()
+        let objects = try walker.fetch(request(5))
+        #expect(objects.map { $0.value(forKey: "salary") as? Int64 } == Array(81...100).map(Int64.init))
+        #expect(fixture.store.rowCache.count == 1, "the walk's 20 rows are in their objects only")
+        #expect(fixture.store.rowCache.contains(department.objectID))
+
+        #expect(objects[0].isFault, "the first batch was turned back into faults")
+        let (salary, reread) = fixture.selects { objects[0].value(forKey: "salary") as? Int64 }
+        #expect(salary == 81)
+        #expect(reread.count == 1, "its batch is read again, with one statement")
+    }
+}

@@ -138,6 +138,22 @@ struct SQLiteFaultingTests {
         #expect(cache.hits == 5 && cache.misses == 5)
     }
 
+    @Test("Refreshing the row cache replaces the rows it holds and adds no other")
+    func rowCacheRefreshAddsNothing() {
+        let (_, employees, _) = ids(3)
+        let cache = SQLiteRowCache(capacity: 10)
+        cache.refresh(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "Ann"], version: 1)])
+        #expect(cache.count == 0, "an empty cache stays empty")
+
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "Ann"], version: 1)])
+        cache.refresh(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "Ann B"], version: 2),
+                                   ObjectSnapshot(objectID: employees[1], values: ["name": "Bob"], version: 1)])
+        #expect(cache.count == 1)
+        #expect(cache.snapshot(for: employees[0], version: 2)?.values["name"] as? String == "Ann B")
+        #expect(cache.snapshot(for: employees[0], version: 1) == nil)
+        #expect(!cache.contains(employees[1]))
+    }
+
     @Test("A removed row's place stays empty until the ring of the row cache comes round to it")
     func rowCacheRemovalLeavesAPlace() {
         let (_, employees, _) = ids(5)

@@ -402,30 +402,41 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Rows by primary key: from the row cache, else read in batches of `Z_PK IN (…)` (and
     /// cached); IDs that no longer exist are left out.
     open override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
-        let (found, missing) = rowCache.lookUp(objectIDs)
-        guard !missing.isEmpty else { return found }
-        let read = try readSnapshots(for: missing)
-        rowCache.insert(contentsOf: read)
-        return found.isEmpty ? read : found + read
+        try snapshots(for: objectIDs, maxAge: -1, caching: true)
     }
 
     /// Rows from the row cache only when they were read less than `interval` seconds ago
     /// (negative: whenever read; 0: never), else read from the file (and cached).
     open override func snapshots(for objectIDs: [NSManagedObjectID], cachedWithin interval: TimeInterval) throws -> [ObjectSnapshot] {
-        if interval == 0 { return try freshSnapshots(for: objectIDs) }
-        let (found, missing) = rowCache.lookUp(objectIDs, maxAge: interval)
-        guard !missing.isEmpty else { return found }
-        let read = try readSnapshots(for: missing)
-        rowCache.insert(contentsOf: read)
-        return found.isEmpty ? read : found + read
+        try snapshots(for: objectIDs, maxAge: interval, caching: true)
     }
 
     /// Rows read from the file, past the row cache (which they refresh).
     open override func freshSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
-        let read = try readSnapshots(for: objectIDs)
-        rowCache.remove(objectIDs)
-        rowCache.insert(contentsOf: read)
-        return read
+        try snapshots(for: objectIDs, maxAge: 0, caching: true)
+    }
+
+    /// The rows of a batch of a `fetchBatchSize` result, as ``snapshots(for:cachedWithin:)`` reads
+    /// them, but not added to the row cache (rows it holds are replaced).
+    override func walkSnapshots(for objectIDs: [NSManagedObjectID], cachedWithin interval: TimeInterval) throws -> [ObjectSnapshot] {
+        try snapshots(for: objectIDs, maxAge: interval, caching: false)
+    }
+
+    /// Rows from the row cache when they were read less than `maxAge` seconds ago (negative:
+    /// whenever read; 0: never), else read from the file. The rows read replace those the cache
+    /// holds, and when `caching`, the others join it. (A read past the cache, `maxAge` 0, first
+    /// forgets every row asked for: one that is gone from the file must not stay cached.)
+    private func snapshots(for objectIDs: [NSManagedObjectID], maxAge: TimeInterval, caching: Bool) throws -> [ObjectSnapshot] {
+        let (found, missing): ([ObjectSnapshot], [NSManagedObjectID]) = maxAge == 0 ? ([], objectIDs) : rowCache.lookUp(objectIDs, maxAge: maxAge)
+        guard !missing.isEmpty else { return found }
+        let read = try readSnapshots(for: missing)
+        if maxAge == 0 { rowCache.remove(objectIDs) }
+        if caching {
+            rowCache.insert(contentsOf: read)
+        } else {
+            rowCache.refresh(contentsOf: read)
+        }
+        return found.isEmpty ? read : found + read
     }
 
     /// A to-many relationship's destinations, through the inverse key or the join table.

@@ -192,6 +192,20 @@ final class SQLiteRowCache: @unchecked Sendable {
         lock.withLock { for snapshot in snapshots { insertLocked(snapshot, now: now) } }
     }
 
+    /// Replaces the cached rows of `snapshots`, rows just read under the coordinator's lock,
+    /// and leaves the others out, under one lock: what the store does with the rows of a
+    /// `fetchBatchSize` walk (see ``SQLiteStore/snapshots(for:maxAge:caching:)``). A row read
+    /// afresh must still replace an older one the cache holds, which a later lookup would
+    /// otherwise answer with.
+    func refresh<S: Sequence>(contentsOf snapshots: S) where S.Element == ObjectSnapshot {
+        let now = ProcessInfo.processInfo.systemUptime
+        lock.withLock {
+            // A walk of rows nothing else read finds the cache empty: nothing to look up.
+            guard !places.isEmpty else { return }
+            for snapshot in snapshots { insertLocked(snapshot, now: now, addingNew: false) }
+        }
+    }
+
     /// The count of writes (saved rows and removals) so far, read before a fetch that runs
     /// outside the coordinator's lock starts reading.
     var writeCount: Int { lock.withLock { writes } }
@@ -214,9 +228,9 @@ final class SQLiteRowCache: @unchecked Sendable {
     }
 
     /// Keeps `snapshot` (taken, not copied: a copy retains and later releases each of its
-    /// references): in its place if the row is cached, else in the next place of the ring,
-    /// evicting the oldest row once the ring is full.
-    private func insertLocked(_ snapshot: consuming ObjectSnapshot, now: TimeInterval) {
+    /// references): in its place if the row is cached, else (unless not `addingNew`) in the
+    /// next place of the ring, evicting the oldest row once the ring is full.
+    private func insertLocked(_ snapshot: consuming ObjectSnapshot, now: TimeInterval, addingNew: Bool = true) {
         let key = snapshot.objectID.key
         // Filled field by field and swapped in: making it with an initializer and passing it
         // on each copied the entry (a retain and a release of each reference it holds).
@@ -228,6 +242,7 @@ final class SQLiteRowCache: @unchecked Sendable {
             swap(&ring[position], &entry)
             return
         }
+        guard addingNew else { return }
         let isFull = filled == capacity
         let position = isFull ? next : filled
         // The evicted row leaves the index first: its place in the table may be the one the
