@@ -69,4 +69,24 @@ import Testing
         copy = nil
         #expect(held == nil)
     }
+
+    /// Freeing a buffer destroys every slot, scalar and reference cases mixed, up to the last.
+    @Test func freeingABufferDestroysEverySlot() {
+        weak var middle: Held?
+        weak var last: Held?
+        do {
+            let first = Held(), second = Held()
+            middle = first
+            last = second
+            var values = SlotValues(repeating: .none, count: 6)
+            values[0] = .int64(1)
+            values[1] = .string(String(repeating: "long enough to live on the heap ", count: 4))
+            values[2] = .other(first)
+            values[3] = .double(2)
+            values[5] = .other(second)
+            #expect(middle != nil && last != nil)
+        }
+        #expect(middle == nil)
+        #expect(last == nil)
+    }
 }
