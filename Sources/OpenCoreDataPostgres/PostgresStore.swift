@@ -214,8 +214,8 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
 
     /// Starts reading the rows of `objectIDs` in the background, for the next
     /// ``snapshots(for:)`` of exactly these IDs (``PostgresReadAhead``).
-    open override func readAhead(_ objectIDs: [NSManagedObjectID]) {
-        startReadingAhead(objectIDs)
+    open override func readAhead(_ objectIDs: ArraySlice<NSManagedObjectID>) {
+        startReadingAhead(Array(objectIDs))
     }
 
     open override func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {

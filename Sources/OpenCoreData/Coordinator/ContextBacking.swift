@@ -19,7 +19,7 @@ protocol ContextBacking: AnyObject {
     /// A hint that ``snapshots(for:fresh:maxAge:)`` will soon be asked for exactly `objectIDs`
     /// (the next batch of a `fetchBatchSize` walk). Only the coordinator passes it on, to the
     /// stores (``NSPersistentStore/readAhead(_:)``).
-    func readAhead(_ objectIDs: [NSManagedObjectID])
+    func readAhead(_ objectIDs: ArraySlice<NSManagedObjectID>)
 
     /// The destinations of a to-many relationship a snapshot did not carry.
     func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID]
@@ -40,7 +40,7 @@ extension ContextBacking {
         try snapshots(for: objectIDs, fresh: false, maxAge: maxAge)
     }
 
-    func readAhead(_ objectIDs: [NSManagedObjectID]) {}
+    func readAhead(_ objectIDs: ArraySlice<NSManagedObjectID>) {}
 }
 
 extension NSPersistentStoreCoordinator: ContextBacking {

@@ -225,8 +225,11 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// answer that call from the read. IDs not all of this store may be ignored. The default
     /// does nothing; the PostgreSQL store reads ahead.
     ///
+    /// A slice of the walk's IDs, not an array of their own: building one per batch read ahead
+    /// (a retain and a release per ID) cost a store that ignores the hint 1.5% of a walk.
+    ///
     /// Differs from Apple: not part of Core Data's store API.
-    open func readAhead(_ objectIDs: [NSManagedObjectID]) {}
+    open func readAhead(_ objectIDs: ArraySlice<NSManagedObjectID>) {}
 
     /// The destinations of a to-many relationship of one object, in order when ordered.
     open func relatedObjectIDs(for relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws -> [NSManagedObjectID] {

@@ -81,7 +81,7 @@ extension NSPersistentStoreCoordinator {
     /// Tells the store of `objectIDs` that their snapshots will be asked for next
     /// (``NSPersistentStore/readAhead(_:)``): the store of the first, which ignores the hint
     /// unless they are all its own. Called for every batch of a walk, so it looks up one store.
-    func readAhead(_ objectIDs: [NSManagedObjectID]) {
+    func readAhead(_ objectIDs: ArraySlice<NSManagedObjectID>) {
         withLock {
             guard let first = objectIDs.first, !first.isTemporaryID, let store = store(of: first) else { return }
             store.readAhead(objectIDs)

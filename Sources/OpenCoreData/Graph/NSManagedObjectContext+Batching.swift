@@ -51,7 +51,7 @@ extension NSManagedObjectContext {
         // (their faults are registered under the very IDs the group holds).
         if walking {
             for next in batch + 1 ..< min(batch + 1 + Self.batchesReadAhead, group.batchCount) {
-                backing.readAhead(Array(group.ids(ofBatch: next)))
+                backing.readAhead(group.ids(ofBatch: next))
             }
         }
         // The context's own cache is mostly empty: not probed twice per object then.
