@@ -212,8 +212,9 @@ open class PostgresStore: NSPersistentStore, @unchecked Sendable {
         try objects(objectIDs, readAheadWithin: interval == 0 ? nil : interval)
     }
 
-    /// Starts reading the rows of `objectIDs` in the background, for the next
-    /// ``snapshots(for:)`` of exactly these IDs (``PostgresReadAhead``).
+    /// Starts reading the rows of `objectIDs` in the background, for the next read of exactly
+    /// these IDs (``snapshots(for:)`` or ``snapshots(for:cachedWithin:)``, see
+    /// ``PostgresReadAhead``).
     open override func readAhead(_ objectIDs: ArraySlice<NSManagedObjectID>) {
         startReadingAhead(Array(objectIDs))
     }

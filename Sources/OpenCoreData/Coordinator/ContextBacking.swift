@@ -12,11 +12,11 @@ protocol ContextBacking: AnyObject {
 
     /// ``snapshots(for:fresh:maxAge:)`` (not `fresh`) for a batch of a `fetchBatchSize` result,
     /// which stores may leave out of their row caches
-    /// (``NSPersistentStore/walkSnapshots(for:cachedWithin:)``). Only the coordinator tells
+    /// (``NSPersistentStore/walkSnapshots(for:maxAge:)``). Only the coordinator tells
     /// them; a parent context reads the batch as any other snapshots.
     func walkSnapshots(for objectIDs: [NSManagedObjectID], maxAge: TimeInterval) throws -> SnapshotsByID
 
-    /// A hint that ``snapshots(for:fresh:maxAge:)`` will soon be asked for exactly `objectIDs`
+    /// A hint that ``walkSnapshots(for:maxAge:)`` will soon be asked for exactly `objectIDs`
     /// (the next batch of a `fetchBatchSize` walk). Only the coordinator passes it on, to the
     /// stores (``NSPersistentStore/readAhead(_:)``).
     func readAhead(_ objectIDs: ArraySlice<NSManagedObjectID>)

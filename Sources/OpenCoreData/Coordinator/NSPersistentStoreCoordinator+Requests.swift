@@ -62,16 +62,22 @@ extension NSPersistentStoreCoordinator {
     /// ``snapshots(for:fresh:maxAge:)`` at a pinned context's query generation (`nil`: the
     /// newest data). A pinned store's rows are read from the generation, where nothing is stale.
     /// A batch of a `fetchBatchSize` result is `walking`: its stores read it with
-    /// ``NSPersistentStore/walkSnapshots(for:cachedWithin:)``.
+    /// ``NSPersistentStore/walkSnapshots(for:maxAge:)``.
     func snapshots(for objectIDs: [NSManagedObjectID], fresh: Bool, maxAge: TimeInterval,
                    at generation: QueryGeneration?, walking: Bool = false) throws -> SnapshotsByID {
         try withLock {
             var result = SnapshotsByID(minimumCapacity: objectIDs.count)
             for (store, ids) in storesHolding(objectIDs) {
-                let pinned = generation?.reader(of: store)
-                let read = try pinned.map { try $0.snapshots(for: ids) } ?? (fresh ? store.freshSnapshots(for: ids)
-                    : walking ? store.walkSnapshots(for: ids, cachedWithin: maxAge)
-                    : maxAge < 0 ? store.snapshots(for: ids) : store.snapshots(for: ids, cachedWithin: maxAge))
+                let read: [ObjectSnapshot]
+                if let pinned = generation?.reader(of: store) {
+                    read = try pinned.snapshots(for: ids)
+                } else if fresh {
+                    read = try store.freshSnapshots(for: ids)
+                } else if walking {
+                    read = try store.walkSnapshots(for: ids, maxAge: maxAge)
+                } else {
+                    read = try store.snapshots(for: ids, maxAge: maxAge)
+                }
                 result.update(contentsOf: read)
             }
             return result

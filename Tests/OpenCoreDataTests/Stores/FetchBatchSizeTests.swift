@@ -220,3 +220,61 @@ extension FetchBatchSizeTests {
         #expect(reread.count == 1, "its batch is read again, with one statement")
     }
 }
+
+extension FetchBatchSizeTests {
+    /// A batch read past the row cache (`stalenessInterval` 0) replaces the row the cache held
+    /// with the one it read, and adds none of the others.
+    @Test func aFreshBatchReplacesTheRowTheCacheHeld() throws {
+        let fixture = try fixture()
+        let reader = fixture.context()
+        let byName = fixture.request("Employee")
+        byName.predicate = NSPredicate(format: "name == 'E0'")
+        byName.returnsObjectsAsFaults = false
+        let id = try #require(try reader.fetch(byName).first).objectID
+        #expect(fixture.store.rowCache.count == 1)
+
+        // Another coordinator on the same file changes the cached row.
+        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: try #require(fixture.store.url), options: nil)
+        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        writer.persistentStoreCoordinator = other
+        try #require(try writer.fetch(byName).first).setValue(Int64(555), forKey: "salary")
+        try writer.save()
+
+        let walker = fixture.context()
+        walker.stalenessInterval = 0
+        let objects = try walker.fetch(request(5))
+        #expect(objects.map { $0.value(forKey: "salary") as? Int64 }.contains(555))
+        #expect(fixture.store.rowCache.count == 1, "no row of the walk was added")
+        #expect(fixture.store.rowCache.lookUp([id]).found.first?.values["salary"] as? Int64 == 555, "the cached row was replaced")
+    }
+
+    /// A store that subclasses the SQLite store reads batches through the methods it overrides,
+    /// and caches them as before.
+    @Test func aSubclassOfTheSQLiteStoreReadsBatchesThroughItsOverrides() throws {
+        let type = "CountingSQLite-\(UUID().uuidString)"
+        NSPersistentStoreCoordinator.registerStoreClass(CountingSQLiteStore.self, type: type)
+        defer { NSPersistentStoreCoordinator.registerStoreClass(nil, type: type) }
+        let company = CompanyFixture(storeType: type)
+        let store = try #require(try company.addStore() as? CountingSQLiteStore)
+        try company.insertDepartment("Big", budget: 1, employees: (0..<Self.rows).map { ("E\($0)", Int64(100 - $0)) })
+        store.rowCache.removeAll()
+        store.reads = 0
+
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = company.coordinator
+        let objects = try context.fetch(request(5))
+        #expect(objects.map { $0.value(forKey: "salary") as? Int64 } == Array(81...100).map(Int64.init))
+        #expect(store.reads == 4, "one read a batch, through the override")
+        #expect(store.rowCache.count == 20, "the batches' rows cached, as for any read")
+    }
+
+    /// An SQLite store that counts its reads by ID.
+    final class CountingSQLiteStore: SQLiteStore, @unchecked Sendable {
+        var reads = 0
+        override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [ObjectSnapshot] {
+            reads += 1
+            return try super.snapshots(for: objectIDs)
+        }
+    }
+}

@@ -138,16 +138,16 @@ struct SQLiteFaultingTests {
         #expect(cache.hits == 5 && cache.misses == 5)
     }
 
-    @Test("Refreshing the row cache replaces the rows it holds and adds no other")
+    @Test("Keeping rows without adding new ones replaces the rows the cache holds and adds no other")
     func rowCacheRefreshAddsNothing() {
         let (_, employees, _) = ids(3)
         let cache = SQLiteRowCache(capacity: 10)
-        cache.refresh(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "Ann"], version: 1)])
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "Ann"], version: 1)], addingNew: false)
         #expect(cache.count == 0, "an empty cache stays empty")
 
         cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "Ann"], version: 1)])
-        cache.refresh(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "Ann B"], version: 2),
-                                   ObjectSnapshot(objectID: employees[1], values: ["name": "Bob"], version: 1)])
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "Ann B"], version: 2),
+                                  ObjectSnapshot(objectID: employees[1], values: ["name": "Bob"], version: 1)], addingNew: false)
         #expect(cache.count == 1)
         #expect(cache.snapshot(for: employees[0], version: 2)?.values["name"] as? String == "Ann B")
         #expect(cache.snapshot(for: employees[0], version: 1) == nil)

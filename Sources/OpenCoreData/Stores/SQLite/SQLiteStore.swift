@@ -406,9 +406,11 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// Rows from the row cache only when they were read less than `interval` seconds ago
-    /// (negative: whenever read; 0: never), else read from the file (and cached).
+    /// (negative: whenever read; 0: never, see ``freshSnapshots(for:)``), else read from the
+    /// file (and cached).
     open override func snapshots(for objectIDs: [NSManagedObjectID], cachedWithin interval: TimeInterval) throws -> [ObjectSnapshot] {
-        try snapshots(for: objectIDs, maxAge: interval, caching: true)
+        if interval == 0 { return try freshSnapshots(for: objectIDs) }
+        return try snapshots(for: objectIDs, maxAge: interval, caching: true)
     }
 
     /// Rows read from the file, past the row cache (which they refresh).
@@ -416,26 +418,29 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         try snapshots(for: objectIDs, maxAge: 0, caching: true)
     }
 
-    /// The rows of a batch of a `fetchBatchSize` result, as ``snapshots(for:cachedWithin:)`` reads
-    /// them, but not added to the row cache (rows it holds are replaced).
-    override func walkSnapshots(for objectIDs: [NSManagedObjectID], cachedWithin interval: TimeInterval) throws -> [ObjectSnapshot] {
-        try snapshots(for: objectIDs, maxAge: interval, caching: false)
+    /// The rows of a batch of a `fetchBatchSize` result, read as the other reads by ID read them,
+    /// but not added to the row cache (the rows it holds are replaced). A subclass reads
+    /// them as every store outside the library does, through the methods it may override.
+    override func walkSnapshots(for objectIDs: [NSManagedObjectID], maxAge: TimeInterval) throws -> [ObjectSnapshot] {
+        guard Swift.type(of: self) == SQLiteStore.self else { return try super.walkSnapshots(for: objectIDs, maxAge: maxAge) }
+        return try snapshots(for: objectIDs, maxAge: maxAge, caching: false)
     }
 
     /// Rows from the row cache when they were read less than `maxAge` seconds ago (negative:
     /// whenever read; 0: never), else read from the file. The rows read replace those the cache
-    /// holds, and when `caching`, the others join it. (A read past the cache, `maxAge` 0, first
-    /// forgets every row asked for: one that is gone from the file must not stay cached.)
+    /// holds, and when `caching`, the others join it. A read past the cache (`maxAge` 0) also
+    /// forgets the rows asked for that are gone from the file.
     private func snapshots(for objectIDs: [NSManagedObjectID], maxAge: TimeInterval, caching: Bool) throws -> [ObjectSnapshot] {
         let (found, missing): ([ObjectSnapshot], [NSManagedObjectID]) = maxAge == 0 ? ([], objectIDs) : rowCache.lookUp(objectIDs, maxAge: maxAge)
         guard !missing.isEmpty else { return found }
         let read = try readSnapshots(for: missing)
-        if maxAge == 0 { rowCache.remove(objectIDs) }
-        if caching {
-            rowCache.insert(contentsOf: read)
-        } else {
-            rowCache.refresh(contentsOf: read)
+        if maxAge == 0 && caching {
+            rowCache.remove(objectIDs)
+        } else if maxAge == 0 && read.count < objectIDs.count {
+            let kept = Set(read.lazy.map(\.objectID.key))
+            rowCache.remove(objectIDs.filter { !kept.contains($0.key) })
         }
+        rowCache.insert(contentsOf: read, addingNew: caching)
         return found.isEmpty ? read : found + read
     }
 

@@ -7,9 +7,10 @@ import Foundation
 ///
 /// The store owns one cache; every context of the store's coordinator goes through that store,
 /// so the cache is shared by all of them (Apple's row cache is likewise per coordinator).
-/// It is bounded: past ``capacity`` rows the oldest entries are evicted first, so walking a
-/// million rows in batches keeps memory flat. Thread-safe (`@unchecked Sendable`: every
-/// property below `lock` is read and written under it).
+/// It is bounded: past ``capacity`` rows the oldest entries are evicted first, so fetching a
+/// million rows keeps memory flat. (The rows of a `fetchBatchSize` walk's batches are not
+/// added: their objects hold them until the walk turns them back into faults.) Thread-safe
+/// (`@unchecked Sendable`: every property below `lock` is read and written under it).
 ///
 /// The entries live in a ring in the order they were first cached: a new row takes the place
 /// after the last one, evicting the row there once the ring is full. An index on a
@@ -186,23 +187,15 @@ final class SQLiteRowCache: @unchecked Sendable {
     }
 
     /// Keeps every snapshot of `snapshots`, rows just read under the coordinator's lock, under
-    /// one lock.
-    func insert<S: Sequence>(contentsOf snapshots: S) where S.Element == ObjectSnapshot {
-        let now = ProcessInfo.processInfo.systemUptime
-        lock.withLock { for snapshot in snapshots { insertLocked(snapshot, now: now) } }
-    }
-
-    /// Replaces the cached rows of `snapshots`, rows just read under the coordinator's lock,
-    /// and leaves the others out, under one lock: what the store does with the rows of a
-    /// `fetchBatchSize` walk (see ``SQLiteStore/snapshots(for:maxAge:caching:)``). A row read
-    /// afresh must still replace an older one the cache holds, which a later lookup would
-    /// otherwise answer with.
-    func refresh<S: Sequence>(contentsOf snapshots: S) where S.Element == ObjectSnapshot {
+    /// one lock. Unless `addingNew`, only the rows the cache holds are replaced and the others
+    /// left out: what the store does with the rows of a `fetchBatchSize` walk, which must
+    /// still replace older ones a later lookup would otherwise answer with.
+    func insert<S: Sequence>(contentsOf snapshots: S, addingNew: Bool = true) where S.Element == ObjectSnapshot {
         let now = ProcessInfo.processInfo.systemUptime
         lock.withLock {
             // A walk of rows nothing else read finds the cache empty: nothing to look up.
-            guard !places.isEmpty else { return }
-            for snapshot in snapshots { insertLocked(snapshot, now: now, addingNew: false) }
+            if !addingNew && places.isEmpty { return }
+            for snapshot in snapshots { insertLocked(snapshot, now: now, addingNew: addingNew) }
         }
     }
 
