@@ -229,8 +229,9 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     /// A hint that the snapshots of exactly `objectIDs` (the next batch of a `fetchBatchSize`
     /// walk) will soon be asked for: a store may start reading them in the background and answer
-    /// that call (``snapshots(for:)`` or ``snapshots(for:cachedWithin:)``) from the read. IDs not all of this store may be ignored. The default
-    /// does nothing; the PostgreSQL store reads ahead.
+    /// that call (``snapshots(for:)`` or ``snapshots(for:cachedWithin:)``) from the read. IDs not
+    /// all of this store may be ignored. The default does nothing; the PostgreSQL store reads
+    /// ahead.
     ///
     /// A slice of the walk's IDs, not an array of their own: building one per batch read ahead
     /// (a retain and a release per ID) cost a store that ignores the hint 1.4% of a walk.

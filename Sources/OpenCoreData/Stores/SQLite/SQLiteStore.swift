@@ -431,7 +431,8 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// holds, and when `caching`, the others join it. A read past the cache (`maxAge` 0) also
     /// forgets the rows asked for that are gone from the file.
     private func snapshots(for objectIDs: [NSManagedObjectID], maxAge: TimeInterval, caching: Bool) throws -> [ObjectSnapshot] {
-        let (found, missing): ([ObjectSnapshot], [NSManagedObjectID]) = maxAge == 0 ? ([], objectIDs) : rowCache.lookUp(objectIDs, maxAge: maxAge)
+        let (found, missing): ([ObjectSnapshot], [NSManagedObjectID])
+            = maxAge == 0 ? ([], objectIDs) : rowCache.lookUp(objectIDs, maxAge: maxAge)
         guard !missing.isEmpty else { return found }
         let read = try readSnapshots(for: missing)
         if maxAge == 0 && caching {
