@@ -128,6 +128,27 @@ import Testing
         #expect(try Self.studentNames(Self.pinnedContext(store.coordinator)) == Self.newNames)
     }
 
+    /// A fetch with `fetchBatchSize` in a pinned context lists and loads its batches at the
+    /// generation: each batch is read as the generation holds it, not as the newest data does.
+    @Test func pinnedContextWalksBatchesAtItsGeneration() throws {
+        let store = try Store()
+        defer { store.remove() }
+        let pinned = try Self.pinnedContext(store.coordinator)
+        try store.change(through: store.coordinator)
+
+        nonisolated(unsafe) var faults = 0
+        let names = try pinned.performAndWait { () throws -> [String] in
+            let request = NSFetchRequest<NSManagedObject>(entityName: "StudentEntity")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            request.fetchBatchSize = 1
+            let students = try pinned.fetch(request)
+            faults = students.filter { $0.isFault }.count
+            return students.compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(faults == 2, "the fetch listed both students as faults")
+        #expect(names == Self.oldNames)
+    }
+
     /// A token pins another context to the same generation; relationships prefetched there are
     /// read at it too.
     @Test func tokenPinsAnotherContextToTheSameGeneration() throws {

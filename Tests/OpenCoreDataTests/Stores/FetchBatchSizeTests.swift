@@ -278,3 +278,24 @@ extension FetchBatchSizeTests {
         }
     }
 }
+
+extension FetchBatchSizeTests {
+    /// A child context walks its batches through its parent (`ContextBacking`'s default
+    /// `walkSnapshots`): each batch holds the parent's unsaved changes.
+    @Test func aChildContextWalksItsBatchesThroughItsParent() throws {
+        let fixture = try fixture()
+        let parent = fixture.context()
+        let byName = fixture.request("Employee")
+        byName.predicate = NSPredicate(format: "name == 'E0'")
+        try #require(try parent.fetch(byName).first).setValue(Int64(999), forKey: "salary")
+        fixture.forgetCachedRows()
+
+        let child = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        child.parent = parent
+        let (objects, fetchStatements) = try fixture.selects { try child.fetch(self.request(5)) }
+        #expect(fetchStatements.count == 1)
+        #expect(objects.allSatisfy { $0.isFault })
+        let salaries = objects.map { $0.value(forKey: "salary") as? Int64 }
+        #expect(salaries == Array(81...99).map(Int64.init) + [999], "the parent's unsaved change, in the child's batch")
+    }
+}
