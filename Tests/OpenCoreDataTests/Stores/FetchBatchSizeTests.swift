@@ -22,6 +22,24 @@ import Testing
         return request
     }
 
+    /// The best paid employee, E0 (salary 100).
+    private func bestPaid() -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "name == 'E0'")
+        return request
+    }
+
+    /// Sets the best paid employee's salary through another coordinator on `fixture`'s file,
+    /// past the fixture's store and its row cache.
+    private func setBestPaidSalary(_ salary: Int64, elsewhere fixture: SQLiteStatementFixture) throws {
+        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: try #require(fixture.store.url), options: nil)
+        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        writer.persistentStoreCoordinator = other
+        try #require(try writer.fetch(bestPaid()).first).setValue(salary, forKey: "salary")
+        try writer.save()
+    }
+
     @Test func walksInOrderOneStatementPerBatchKeepingTwoBatches() throws {
         let fixture = try fixture()
         let context = fixture.context()
@@ -109,21 +127,11 @@ extension FetchBatchSizeTests {
             all.returnsObjectsAsFaults = false
             #expect(try reader.fetch(all).count == Self.rows)
 
-            // Another coordinator on the same file changes the best paid one.
-            let url = try #require(fixture.store.url)
-            let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
-            try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
-            let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-            writer.persistentStoreCoordinator = other
-            let byName = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-            byName.predicate = NSPredicate(format: "name == 'E0'")
-            try #require(try writer.fetch(byName).first).setValue(Int64(555), forKey: "salary")
-            try writer.save()
+            try setBestPaidSalary(555, elsewhere: fixture)
 
             let walker = fixture.context()
             walker.stalenessInterval = interval
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-            request.predicate = NSPredicate(format: "name == 'E0'")
+            let request = bestPaid()
             request.fetchBatchSize = 5
             let found = try walker.fetch(request)
             #expect(found.first?.value(forKey: "salary") as? Int64 == expected, "staleness interval \(interval)")
@@ -227,19 +235,11 @@ extension FetchBatchSizeTests {
     @Test func aFreshBatchReplacesTheRowTheCacheHeld() throws {
         let fixture = try fixture()
         let reader = fixture.context()
-        let byName = fixture.request("Employee")
-        byName.predicate = NSPredicate(format: "name == 'E0'")
+        let byName = bestPaid()
         byName.returnsObjectsAsFaults = false
         let id = try #require(try reader.fetch(byName).first).objectID
         #expect(fixture.store.rowCache.count == 1)
-
-        // Another coordinator on the same file changes the cached row.
-        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
-        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: try #require(fixture.store.url), options: nil)
-        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        writer.persistentStoreCoordinator = other
-        try #require(try writer.fetch(byName).first).setValue(Int64(555), forKey: "salary")
-        try writer.save()
+        try setBestPaidSalary(555, elsewhere: fixture)
 
         let walker = fixture.context()
         walker.stalenessInterval = 0
@@ -285,9 +285,7 @@ extension FetchBatchSizeTests {
     @Test func aChildContextWalksItsBatchesThroughItsParent() throws {
         let fixture = try fixture()
         let parent = fixture.context()
-        let byName = fixture.request("Employee")
-        byName.predicate = NSPredicate(format: "name == 'E0'")
-        try #require(try parent.fetch(byName).first).setValue(Int64(999), forKey: "salary")
+        try #require(try parent.fetch(bestPaid()).first).setValue(Int64(999), forKey: "salary")
         fixture.forgetCachedRows()
 
         let child = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
