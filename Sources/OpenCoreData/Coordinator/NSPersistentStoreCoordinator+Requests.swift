@@ -130,15 +130,7 @@ extension NSPersistentStoreCoordinator {
             var result = RelationshipPrefetch()
             for (store, ids) in storesHolding(sourceIDs) {
                 let reader: any StoreReading = generation?.reader(of: store) ?? store
-                let part = try reader.prefetch(relationship, for: ids, sourcesCoverEntity: sourcesCoverEntity)
-                // The first store's part (usually the only one) is taken whole: appending copied
-                // each snapshot (a retain of each of its references) and then dropped the part's.
-                if result.snapshots.isEmpty && result.destinations.isEmpty {
-                    result = part
-                } else {
-                    result.destinations.merge(part.destinations) { old, _ in old }
-                    result.snapshots += part.snapshots
-                }
+                try result.append(reader.prefetch(relationship, for: ids, sourcesCoverEntity: sourcesCoverEntity))
             }
             return result
         }

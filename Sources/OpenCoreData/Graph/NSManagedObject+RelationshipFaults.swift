@@ -26,9 +26,13 @@ extension NSManagedObject {
     @discardableResult
     func fillToMany(_ relationship: NSRelationshipDescription, with ids: [NSManagedObjectID],
                     in context: NSManagedObjectContext) -> ObjectList {
-        // One registry lookup and one registration for all the destinations (a prefetch fills
-        // thousands of lists).
-        let list = ObjectList(context.objects(with: ids))
+        // One registry lookup and one registration for all the destinations.
+        fillToMany(relationship, with: ObjectList(context.objects(with: ids)), ids: ids)
+    }
+
+    /// Stores `list`, the objects of `ids`, as the persistent destinations of `relationship`.
+    @discardableResult
+    func fillToMany(_ relationship: NSRelationshipDescription, with list: ObjectList, ids: [NSManagedObjectID]) -> ObjectList {
         putStoredValue(list, forKey: relationship.name)
         state?.committedSnapshot?.toMany[relationship.name] = ids
         return list

@@ -50,6 +50,7 @@ extension NSManagedObjectContext {
             ?? coordinator.prefetch(relationship, for: ids, sourcesCoverEntity: coveringEntity)
         // Looked up and registered in one batch each (the registry grown once), as a fetch does.
         let reached = objects(with: result.snapshots.map(\.objectID), recordingPendingFaults: false)
+        let resets = resetCount
         // Each snapshot is moved into its object, the last first (as a fetch's rows are: see
         // `registerFaultsByChunk`): iterating the list copied each one, a retain and a release
         // of each of its references, and reversing it first copied them too.
@@ -66,10 +67,21 @@ extension NSManagedObjectContext {
             loadAndAwake(object, from: snapshot, destinations: destinations)
         }
         // The sources hold their destinations (the context does not retain unchanged objects).
+        guard relationship.isToMany else {
+            for source in stored { source.fireFaultIfNeeded() }
+            return reached
+        }
         for source in stored {
             source.fireFaultIfNeeded()
-            if relationship.isToMany, source.isToManyFault(relationship.name) {
-                source.fillToMany(relationship, with: result.destinations[source.objectID] ?? [], in: self)
+            guard source.isToManyFault(relationship.name) else { continue }
+            let ids = result.destinations[source.objectID] ?? []
+            // Where the store gave the lists as positions too, each destination is the object
+            // made for its snapshot, unless the context let them go (an `awakeFromFetch()` that
+            // reset it); else each ID is looked up (and one not among the snapshots made).
+            if resetCount == resets, let positions = result.destinationPositions?[source.objectID], positions.count == ids.count {
+                source.fillToMany(relationship, with: ObjectList(positions.lazy.map { reached[$0] }), ids: ids)
+            } else {
+                source.fillToMany(relationship, with: ids, in: self)
             }
         }
         return reached

@@ -271,6 +271,7 @@ extension NSManagedObjectContext {
     /// Posts `NSManagedObjectContextObjectsDidChange` with ``NSInvalidatedAllObjectsKey``.
     public func reset() {
         checkConcurrency("reset()")
+        resetCount &+= 1
         undoManager?.removeAllActions()
         generationBacking?.advance()
         let objects = Array(registry.values)

@@ -120,6 +120,61 @@ import Testing
         #expect(Set(registered) == ["A", "B", "e0", "e1"], "the ghost's and half's rows were read but not loaded")
     }
 
+    /// The SQLite store gives each source's destinations as positions in its snapshots too, the
+    /// same lists as its IDs, whichever statement read them: the one-pass read (a department's
+    /// employees in several runs), the read by the key's index, and the to-one read (an
+    /// employee's department, one snapshot for all of its employees).
+    @Test func theSQLiteStoreGivesDestinationsAsPositionsToo() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let writer = fixture.context()
+        let departments = insert("Department", named: ["A", "B", "C"], into: writer)
+        let employees = insert("Employee", named: (0..<7).map { "e\($0)" }, into: writer)
+        for (index, employee) in employees.enumerated() { employee.setValue(departments[index % 2], forKey: "department") }
+        try writer.save()
+        let model = fixture.coordinator.managedObjectModel
+        let toMany = try #require(model.entitiesByName["Department"]?.relationshipsByName["employees"])
+        let toOne = try #require(model.entitiesByName["Employee"]?.relationshipsByName["department"])
+        let reads = [
+            (toMany, departments.map(\.objectID), true), (toMany, departments.map(\.objectID), false),
+            (toMany, [departments[1].objectID], false), (toOne, employees.map(\.objectID), true),
+        ]
+        for (relationship, sources, coverEntity) in reads {
+            let result = try fixture.store.prefetch(relationship, for: sources, sourcesCoverEntity: coverEntity)
+            let positions = try #require(result.destinationPositions)
+            #expect(positions.mapValues { $0.map { result.snapshots[$0].objectID } } == result.destinations)
+            #expect(Set(result.snapshots.map(\.objectID)).count == result.snapshots.count, "each destination once")
+        }
+        let byDepartment = try fixture.store.prefetch(toMany, for: departments.map(\.objectID), sourcesCoverEntity: true)
+        #expect(byDepartment.destinations[departments[0].objectID]?.count == 4)
+        #expect(byDepartment.destinations[departments[2].objectID] == [])
+        let byEmployee = try fixture.store.prefetch(toOne, for: employees.map(\.objectID))
+        #expect(byEmployee.snapshots.count == 2 && byEmployee.destinations.count == 7)
+    }
+
+    /// Joining the parts of several stores keeps every list and snapshot but drops the
+    /// positions, which point into each part's own snapshots; an empty part changes nothing.
+    @Test func joiningStoresPartsDropsThePositions() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let writer = fixture.context()
+        let departments = insert("Department", named: ["A", "B"], into: writer)
+        for (index, employee) in insert("Employee", named: ["e0", "e1", "e2"], into: writer).enumerated() {
+            employee.setValue(departments[index % 2], forKey: "department")
+        }
+        try writer.save()
+        let employees = try #require(fixture.coordinator.managedObjectModel.entitiesByName["Department"]?.relationshipsByName["employees"])
+        let first = try fixture.store.prefetch(employees, for: [departments[0].objectID])
+        let second = try fixture.store.prefetch(employees, for: [departments[1].objectID])
+        var joined = RelationshipPrefetch()
+        joined.append(first)
+        #expect(joined.destinationPositions != nil && joined.snapshots.count == 2)
+        joined.append(RelationshipPrefetch())
+        #expect(joined.destinationPositions != nil)
+        joined.append(second)
+        #expect(joined.destinationPositions == nil)
+        #expect(joined.snapshots.count == 3 && joined.destinations.count == 2)
+        #expect(joined.destinations[departments[1].objectID] == second.destinations[departments[1].objectID])
+    }
+
     /// New objects of `entity` in `context`, named `names`.
     private func insert(_ entity: String, named names: [String], into context: NSManagedObjectContext) -> [NSManagedObject] {
         names.map { name in

@@ -9,15 +9,30 @@ extension SQLiteStore {
     /// The column name the source key is selected under, after the destination's columns.
     private static let sourceColumn = "Z_PREFETCH_SOURCE"
 
-    /// Files a source's run of destination IDs under its key: a source's first run becomes its
-    /// list (moved in, where appending to the empty list copied each ID), a later one is
+    /// A source's run of destinations: their IDs and their positions in the snapshots read.
+    private struct Run {
+        let key: Int64
+        /// Whether `key` is a source's (the one-pass read also returns rows of no source).
+        let known: Bool
+        var ids: [NSManagedObjectID] = []
+        var positions: [Int] = []
+    }
+
+    /// A source's destinations, as IDs and as positions in the snapshots read.
+    private struct Destinations {
+        var ids: [NSManagedObjectID] = []
+        var positions: [Int] = []
+    }
+
+    /// Files a source's run of destinations under its key: a source's first run becomes its
+    /// lists (moved in, where appending to the empty lists copied each ID), a later one is
     /// appended.
-    private static func file(_ run: (key: Int64, known: Bool, ids: [NSManagedObjectID]),
-                             in destinations: inout [Int64: [NSManagedObjectID]]) {
-        if let index = destinations.index(forKey: run.key), !destinations.values[index].isEmpty {
-            destinations.values[index].append(contentsOf: run.ids)
+    private static func file(_ run: Run, in destinations: inout [Int64: Destinations]) {
+        if let index = destinations.index(forKey: run.key), !destinations.values[index].ids.isEmpty {
+            destinations.values[index].ids.append(contentsOf: run.ids)
+            destinations.values[index].positions.append(contentsOf: run.positions)
         } else {
-            destinations[run.key] = run.ids
+            destinations[run.key] = Destinations(ids: run.ids, positions: run.positions)
         }
     }
 
@@ -94,9 +109,10 @@ extension SQLiteStore {
         var result = RelationshipPrefetch()
         // Destinations gathered by the source's key (an integer hashes cheaply; an ID hashes
         // and compares through NSObject), then filed under the sources' IDs.
-        var destinations: [Int64: [NSManagedObjectID]] = [:]
-        if relationship.isToMany { for key in sources.keys { destinations[key] = [] } }
-        var seen: Set<ObjectIDKey> = []
+        var destinations: [Int64: Destinations] = [:]
+        if relationship.isToMany { for key in sources.keys { destinations[key] = Destinations() } }
+        // Where a destination that may come again (`mayRepeat`) was first read.
+        var firstPositions: [ObjectIDKey: Int] = [:]
         let sourcePosition = CInt(layout.columns.count)
         // The statements above order their rows by source first (all but the one-pass read), so
         // each source's destinations come as one run: the source is looked up when its run
@@ -104,7 +120,7 @@ extension SQLiteStore {
         // several runs (the one-pass read) still gets all of them: each run is appended. No local
         // function files it: capturing `run` in one would make every access to it checked at
         // run time.
-        var run: (key: Int64, known: Bool, ids: [NSManagedObjectID])?
+        var run: Run?
         var decoding = SQLiteRowDecoding(origin: origin)
         try (connection ?? openDatabase()).inDatabase { db in
             try forEachRow(sql: sql, arguments: arguments.map(\.databaseValue), db: db) { statement in
@@ -117,19 +133,34 @@ extension SQLiteStore {
                 let sourceKey = sqlite3_value_int64(keyCell)
                 if run?.key != sourceKey {
                     if let ended = run.take(), ended.known { Self.file(ended, in: &destinations) }
-                    run = (sourceKey, sources[sourceKey] != nil, [])
+                    run = Run(key: sourceKey, known: sources[sourceKey] != nil)
                 }
                 guard run?.known == true else { return }
                 let snapshot = try layout.snapshot(at: statement, store: self, decoding: &decoding)
                 run?.ids.append(snapshot.objectID)
-                if !mayRepeat || seen.insert(snapshot.objectID.key).inserted { result.snapshots.append(snapshot) }
+                var position = result.snapshots.count
+                if mayRepeat {
+                    position = firstPositions[snapshot.objectID.key, default: position]
+                    if position < result.snapshots.count {
+                        run?.positions.append(position)
+                        return
+                    }
+                    firstPositions[snapshot.objectID.key] = position
+                }
+                run?.positions.append(position)
+                result.snapshots.append(snapshot)
             }
         }
         if let ended = run.take(), ended.known { Self.file(ended, in: &destinations) }
         result.destinations.reserveCapacity(destinations.count)
-        for (key, ids) in destinations {
-            if let sourceID = sources[key] { result.destinations[sourceID] = ids }
+        var positions: [NSManagedObjectID: [Int]] = [:]
+        positions.reserveCapacity(destinations.count)
+        for (key, found) in destinations {
+            guard let sourceID = sources[key] else { continue }
+            result.destinations[sourceID] = found.ids
+            positions[sourceID] = found.positions
         }
+        result.destinationPositions = positions
         if connection == nil { rowCache.insert(contentsOf: result.snapshots.suffix(rowCache.capacity)) }
         return result
     }
