@@ -8,11 +8,11 @@ public struct RelationshipPrefetch: @unchecked Sendable {
     /// The snapshots of every destination, each once.
     public var snapshots: [ObjectSnapshot]
     /// The same lists as ``destinations``, as positions in ``snapshots``, when the store gave
-    /// them (the SQLite store does): the context then takes each destination from the objects
-    /// it made for the snapshots, where looking its ID up in the registry again cost about a
-    /// twentieth of W4. Nil when a store left it out, or when parts of several stores were
-    /// joined: the context then looks ``destinations`` up.
-    var destinationPositions: [NSManagedObjectID: [Int]]?
+    /// them (the SQLite and PostgreSQL stores do): the context then takes each destination
+    /// from the objects it made for the snapshots, where looking its ID up in the registry again
+    /// cost about a twentieth of W4. Nil when a store left it out, or when parts of several
+    /// stores were joined: the context then looks ``destinations`` up.
+    package var destinationPositions: [NSManagedObjectID: [Int]]?
 
     public init(destinations: [NSManagedObjectID: [NSManagedObjectID]] = [:], snapshots: [ObjectSnapshot] = []) {
         self.destinations = destinations

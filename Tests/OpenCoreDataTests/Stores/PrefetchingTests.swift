@@ -120,34 +120,36 @@ import Testing
         #expect(Set(registered) == ["A", "B", "e0", "e1"], "the ghost's and half's rows were read but not loaded")
     }
 
-    /// The SQLite store gives each source's destinations as positions in its snapshots too, the
-    /// same lists as its IDs, whichever statement read them: the one-pass read (a department's
-    /// employees in several runs), the read by the key's index, and the to-one read (an
-    /// employee's department, one snapshot for all of its employees).
-    @Test func theSQLiteStoreGivesDestinationsAsPositionsToo() throws {
-        let fixture = try SQLiteStatementFixture(standardData: false)
-        let writer = fixture.context()
+    /// The SQL stores give each source's destinations as positions in their snapshots too, the
+    /// same lists as their IDs, whichever statement read them: the one-pass read (a
+    /// department's employees in several runs), the read by the sources' keys, and the to-one
+    /// read (an employee's department, one snapshot for all of its employees).
+    @Test(arguments: FaultLoadingTests.sqlStoreTypes)
+    func theSQLStoresGiveDestinationsAsPositionsToo(storeType: String) throws {
+        let fixture = CompanyFixture(storeType: storeType)
+        let store = try fixture.addStore()
+        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        writer.persistentStoreCoordinator = fixture.coordinator
         let departments = insert("Department", named: ["A", "B", "C"], into: writer)
         let employees = insert("Employee", named: (0..<7).map { "e\($0)" }, into: writer)
         for (index, employee) in employees.enumerated() { employee.setValue(departments[index % 2], forKey: "department") }
         try writer.save()
-        let model = fixture.coordinator.managedObjectModel
-        let toMany = try #require(model.entitiesByName["Department"]?.relationshipsByName["employees"])
-        let toOne = try #require(model.entitiesByName["Employee"]?.relationshipsByName["department"])
+        let toMany = try #require(fixture.entity("Department").relationshipsByName["employees"])
+        let toOne = try #require(fixture.entity("Employee").relationshipsByName["department"])
         let reads = [
             (toMany, departments.map(\.objectID), true), (toMany, departments.map(\.objectID), false),
             (toMany, [departments[1].objectID], false), (toOne, employees.map(\.objectID), true),
         ]
         for (relationship, sources, coverEntity) in reads {
-            let result = try fixture.store.prefetch(relationship, for: sources, sourcesCoverEntity: coverEntity)
+            let result = try store.prefetch(relationship, for: sources, sourcesCoverEntity: coverEntity)
             let positions = try #require(result.destinationPositions)
             #expect(positions.mapValues { $0.map { result.snapshots[$0].objectID } } == result.destinations)
             #expect(Set(result.snapshots.map(\.objectID)).count == result.snapshots.count, "each destination once")
         }
-        let byDepartment = try fixture.store.prefetch(toMany, for: departments.map(\.objectID), sourcesCoverEntity: true)
+        let byDepartment = try store.prefetch(toMany, for: departments.map(\.objectID), sourcesCoverEntity: true)
         #expect(byDepartment.destinations[departments[0].objectID]?.count == 4)
         #expect(byDepartment.destinations[departments[2].objectID] == [])
-        let byEmployee = try fixture.store.prefetch(toOne, for: employees.map(\.objectID))
+        let byEmployee = try store.prefetch(toOne, for: employees.map(\.objectID))
         #expect(byEmployee.snapshots.count == 2 && byEmployee.destinations.count == 7)
     }
 
