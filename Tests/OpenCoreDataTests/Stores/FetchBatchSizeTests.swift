@@ -33,7 +33,7 @@ import Testing
     /// past the fixture's store and its row cache.
     private func setBestPaidSalary(_ salary: Int64, elsewhere fixture: SQLiteStatementFixture) throws {
         let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
-        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: try #require(fixture.store.url), options: nil)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: fixture.store.url, options: nil)
         let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         writer.persistentStoreCoordinator = other
         try #require(try writer.fetch(bestPaid()).first).setValue(salary, forKey: "salary")
