@@ -58,45 +58,20 @@ extension PostgresStore {
             }
         }
         let keys = sources.keys.sorted()
-        let (snapshots, destinations, positions) = try withConnection { [logger] connection, opened in
+        let rows = try withConnection { [logger] connection, opened in
             var bindings = PostgresBindings()
             bindings.append(keys)
-            let rows = try await opened.reading.snapshots(PostgresQuery(unsafeSQL: sql, binds: bindings), table: table, store: self,
-                                                          on: connection, logger: logger)
-            // Gathered by the source's key (an integer hashes cheaply), filed under the IDs
-            // after; with each destination's position in the snapshots (see
-            // `RelationshipPrefetch.destinationPositions`).
-            var destinations: [Int64: [NSManagedObjectID]] = [:]
-            var positions: [Int64: [Int]] = [:]
-            var snapshots: [ObjectSnapshot] = []
-            snapshots.reserveCapacity(rows.count)
-            var firstPositions: [NSManagedObjectID: Int] = [:]
-            for (snapshot, sourceKey) in rows {
-                guard let sourceKey else { continue }
-                destinations[sourceKey, default: []].append(snapshot.objectID)
-                var position = snapshots.count
-                if mayRepeat {
-                    position = firstPositions[snapshot.objectID, default: position]
-                    if position == snapshots.count { firstPositions[snapshot.objectID] = position }
-                }
-                positions[sourceKey, default: []].append(position)
-                if position == snapshots.count { snapshots.append(snapshot) }
-            }
-            return (snapshots, destinations, positions)
+            return try await opened.reading.snapshots(PostgresQuery(unsafeSQL: sql, binds: bindings), table: table, store: self,
+                                                      on: connection, logger: logger)
         }
-        var result = RelationshipPrefetch(snapshots: opened.reading.resolvingObjectIDs(snapshots, store: self))
-        result.destinations.reserveCapacity(sources.count)
-        var destinationPositions: [NSManagedObjectID: [Int]] = [:]
-        for (key, id) in sources {
-            if let found = destinations[key] {
-                result.destinations[id] = found
-                destinationPositions[id] = positions[key]
-            } else if relationship.isToMany {
-                result.destinations[id] = []
-                destinationPositions[id] = []
-            }
+        // Each row comes with its source's key (a to-many relationship's lists also as
+        // positions: see `RelationshipPrefetchBuilder`).
+        let snapshots = opened.reading.resolvingObjectIDs(rows.map(\.snapshot), store: self)
+        var builder = RelationshipPrefetchBuilder(relationship, sources: sources, mayRepeat: mayRepeat)
+        for (snapshot, row) in zip(snapshots, rows) {
+            guard let sourceKey = row.extraKey, builder.wantsRow(ofSource: sourceKey) else { continue }
+            builder.add(snapshot)
         }
-        result.destinationPositions = destinationPositions
-        return result
+        return builder.finish()
     }
 }

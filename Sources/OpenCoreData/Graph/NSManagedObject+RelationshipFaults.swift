@@ -30,7 +30,8 @@ extension NSManagedObject {
         fillToMany(relationship, with: ObjectList(context.objects(with: ids)), ids: ids)
     }
 
-    /// Stores `list`, the objects of `ids`, as the persistent destinations of `relationship`.
+    /// Stores `list`, the objects of `ids` in the same order, as the persistent destinations of
+    /// `relationship` (not a recorded change).
     @discardableResult
     func fillToMany(_ relationship: NSRelationshipDescription, with list: ObjectList, ids: [NSManagedObjectID]) -> ObjectList {
         putStoredValue(list, forKey: relationship.name)

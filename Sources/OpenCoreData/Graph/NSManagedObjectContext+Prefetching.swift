@@ -50,7 +50,10 @@ extension NSManagedObjectContext {
             ?? coordinator.prefetch(relationship, for: ids, sourcesCoverEntity: coveringEntity)
         // Looked up and registered in one batch each (the registry grown once), as a fetch does.
         let reached = objects(with: result.snapshots.map(\.objectID), recordingPendingFaults: false)
-        let resets = resetCount
+        // Read before the snapshots are taken out (which drops them) and before any
+        // `awakeFromFetch()` runs (which may unregister objects).
+        let positions = result.destinationPositions
+        let removals = registry.removalCount
         // Each snapshot is moved into its object, the last first (as a fetch's rows are: see
         // `registerFaultsByChunk`): iterating the list copied each one, a retain and a release
         // of each of its references, and reversing it first copied them too.
@@ -76,9 +79,10 @@ extension NSManagedObjectContext {
             guard source.isToManyFault(relationship.name) else { continue }
             let ids = result.destinations[source.objectID] ?? []
             // Where the store gave the lists as positions too, each destination is the object
-            // made for its snapshot, unless the context let them go (an `awakeFromFetch()` that
-            // reset it); else each ID is looked up (and one not among the snapshots made).
-            if resetCount == resets, let positions = result.destinationPositions?[source.objectID], positions.count == ids.count {
+            // made for its snapshot, unless the context unregistered objects since (an
+            // `awakeFromFetch()` that reset it, rolled it back or saved a deletion); else each
+            // ID is looked up (and one not among the snapshots made).
+            if let positions = positions?[source.objectID], positions.count == ids.count, registry.removalCount == removals {
                 source.fillToMany(relationship, with: ObjectList(positions.lazy.map { reached[$0] }), ids: ids)
             } else {
                 source.fillToMany(relationship, with: ids, in: self)

@@ -271,7 +271,6 @@ extension NSManagedObjectContext {
     /// Posts `NSManagedObjectContextObjectsDidChange` with ``NSInvalidatedAllObjectsKey``.
     public func reset() {
         checkConcurrency("reset()")
-        resetCount &+= 1
         undoManager?.removeAllActions()
         generationBacking?.advance()
         let objects = Array(registry.values)

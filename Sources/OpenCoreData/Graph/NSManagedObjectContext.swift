@@ -180,9 +180,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     /// While positive, changes are not recorded (loading values, `awakeFromFetch`).
     @exclusivity(unchecked) var recordingSuspended = 0
-    /// How many times ``reset()`` ran: what a run of loads compares to tell whether the objects
-    /// it made are still the context's (an `awakeFromFetch()` may reset it).
-    @exclusivity(unchecked) var resetCount = 0
 
     /// Where the context runs its blocks: its own serial queue, the main queue, or inline.
     let executor: ContextExecutor

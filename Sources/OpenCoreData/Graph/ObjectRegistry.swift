@@ -40,6 +40,9 @@ final class ObjectRegistry {
     /// object's ID (a retain, an append, a release later) cost about 150 instructions an
     /// object.
     @exclusivity(unchecked) private var keepsFreedIDs = false
+    /// How many times an entry was removed other than by its object being freed (see
+    /// ``removalCount``).
+    @exclusivity(unchecked) private var removals = 0
 
     /// The registered object with `id`; setting registers an object under it.
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
@@ -50,6 +53,7 @@ final class ObjectRegistry {
                     entries.set(Unmanaged.passUnretained(newValue), for: id)
                 } else if let old = entries[id] {
                     _ = entries.remove(id, ifObject: old)
+                    removals &+= 1
                 }
             }
         }
@@ -118,7 +122,7 @@ final class ObjectRegistry {
     /// Unregisters `object` if it is the one registered under `id` (one lock for the check and
     /// the removal).
     func remove(_ object: NSManagedObject, id: NSManagedObjectID) {
-        lock.withLock { _ = removeLocked(object, id: id) }
+        lock.withLock { if removeLocked(object, id: id) { removals &+= 1 } }
     }
 
     /// Removes the entry of `id` if it is `object`; returns whether it did. Call with the lock held.
@@ -126,13 +130,19 @@ final class ObjectRegistry {
         entries.remove(id, ifObject: Unmanaged.passUnretained(object))
     }
 
+    /// How many times an object was unregistered while alive (removed, reassigned, or all of
+    /// them by `removeAll()`): what a run of loads compares to tell whether the objects it made
+    /// are all still registered (an `awakeFromFetch()` may reset the context, roll it back or
+    /// save a deletion). Objects being freed don't count: whoever holds them keeps them alive.
+    var removalCount: Int { lock.withLock { removals } }
+
     /// Moves each of `objects` from the entry of its ID to the entry of the ID at its index in
     /// `ids`, which becomes its ``NSManagedObject/objectID``, under one lock. An old entry that
     /// holds another object stays.
     func reassign(_ objects: [NSManagedObject], to ids: [NSManagedObjectID]) {
         lock.withLock {
             for (object, id) in zip(objects, ids) {
-                _ = removeLocked(object, id: object.objectID)
+                if removeLocked(object, id: object.objectID) { removals &+= 1 }
                 object.objectID = id
                 entries.set(Unmanaged.passUnretained(object), for: id)
             }
@@ -177,6 +187,7 @@ final class ObjectRegistry {
 
     func removeAll() {
         lock.withLock {
+            removals &+= 1
             entries.removeAll()
             freedIDs.removeAll()
         }

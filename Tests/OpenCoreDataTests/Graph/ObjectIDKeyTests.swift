@@ -183,6 +183,34 @@ import Testing
         }
     }
 
+    /// `removalCount` moves when a live object is unregistered (removed, reassigned to another
+    /// ID, or all of them at once), not when a removal finds another object or a freed object
+    /// leaves: what a prefetch compares to tell whether the objects it made are still registered.
+    @Test func registryCountsTheRemovalsOfLiveObjects() {
+        let person = GraphTestModel.entity("Person")
+        let registry = ObjectRegistry()
+        var objects = (0..<4).map { _ in NSManagedObject(entity: person, insertInto: nil) }
+        var isNew = objects.map { _ in true }
+        registry.register(&objects, isNew: &isNew)
+        let other = NSManagedObject(entity: person, insertInto: nil)
+        var count = registry.removalCount
+        registry.removeFreed(objects[0], id: objects[0].objectID)
+        registry.remove(other, id: objects[1].objectID)
+        #expect(registry.removalCount == count, "a freed object, and a removal that found another object")
+        registry.remove(objects[1], id: objects[1].objectID)
+        #expect(registry.removalCount == count + 1)
+        count += 1
+        registry.reassign([objects[2]], to: [NSManagedObjectID(temporaryFor: person)])
+        #expect(registry.removalCount == count + 1)
+        count += 1
+        registry[objects[3].objectID] = nil
+        #expect(registry.removalCount == count + 1)
+        count += 1
+        registry.removeAll()
+        #expect(registry.removalCount == count + 1)
+        withExtendedLifetime(objects) {}
+    }
+
     @Test func registryBatchLookupAndRegistration() {
         let person = GraphTestModel.entity("Person")
         let a = NSManagedObject(entity: person, insertInto: nil)

@@ -120,10 +120,12 @@ import Testing
         #expect(Set(registered) == ["A", "B", "e0", "e1"], "the ghost's and half's rows were read but not loaded")
     }
 
-    /// The SQL stores give each source's destinations as positions in their snapshots too, the
-    /// same lists as their IDs, whichever statement read them: the one-pass read (a
-    /// department's employees in several runs), the read by the sources' keys, and the to-one
-    /// read (an employee's department, one snapshot for all of its employees).
+    /// The SQL stores give each source's to-many destinations as positions in their snapshots
+    /// too, the same lists as their IDs, whichever statement read them: the one-pass read (a
+    /// department's employees in several runs), the read by the sources' keys, and the join
+    /// table (a course two students take, one snapshot at one position in both lists). A to-one
+    /// read (an employee's department, one snapshot for all of its employees) gives none: the
+    /// context fills no list for it.
     @Test(arguments: FaultLoadingTests.sqlStoreTypes)
     func theSQLStoresGiveDestinationsAsPositionsToo(storeType: String) throws {
         let fixture = CompanyFixture(storeType: storeType)
@@ -136,26 +138,46 @@ import Testing
         try writer.save()
         let toMany = try #require(fixture.entity("Department").relationshipsByName["employees"])
         let toOne = try #require(fixture.entity("Employee").relationshipsByName["department"])
-        let reads = [
-            (toMany, departments.map(\.objectID), true), (toMany, departments.map(\.objectID), false),
-            (toMany, [departments[1].objectID], false), (toOne, employees.map(\.objectID), true),
-        ]
-        for (relationship, sources, coverEntity) in reads {
-            let result = try store.prefetch(relationship, for: sources, sourcesCoverEntity: coverEntity)
-            let positions = try #require(result.destinationPositions)
-            #expect(positions.mapValues { $0.map { result.snapshots[$0].objectID } } == result.destinations)
-            #expect(Set(result.snapshots.map(\.objectID)).count == result.snapshots.count, "each destination once")
+        for (sources, coverEntity) in [(departments, true), (departments, false), ([departments[1]], false)] {
+            let result = try store.prefetch(toMany, for: sources.map(\.objectID), sourcesCoverEntity: coverEntity)
+            try Self.expectPositionsMatch(result)
         }
         let byDepartment = try store.prefetch(toMany, for: departments.map(\.objectID), sourcesCoverEntity: true)
         #expect(byDepartment.destinations[departments[0].objectID]?.count == 4)
         #expect(byDepartment.destinations[departments[2].objectID] == [])
         let byEmployee = try store.prefetch(toOne, for: employees.map(\.objectID))
         #expect(byEmployee.snapshots.count == 2 && byEmployee.destinations.count == 7)
+        #expect(byEmployee.destinationPositions == nil)
+
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let school = NSPersistentStoreCoordinator(managedObjectModel: Self.schoolModel())
+        let schoolStore = try school.addPersistentStore(ofType: storeType, configurationName: nil,
+                                                        at: StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("School")))
+        try Self.saveSchool(through: school)
+        let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        reader.persistentStoreCoordinator = school
+        let students = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Student"))
+        let courses = try #require(school.managedObjectModel.entitiesByName["Student"]?.relationshipsByName["courses"])
+        let taken = try schoolStore.prefetch(courses, for: students.map(\.objectID))
+        try Self.expectPositionsMatch(taken)
+        #expect(taken.snapshots.count == 3, "Art, Math and Music once each")
+        #expect(taken.destinations.values.map(\.count).sorted() == [0, 2, 2])
+    }
+
+    /// Expects `result`'s positions to list the same destinations as its IDs, and each
+    /// destination once among its snapshots.
+    private static func expectPositionsMatch(_ result: RelationshipPrefetch) throws {
+        let positions = try #require(result.destinationPositions)
+        #expect(positions.mapValues { $0.map { result.snapshots[$0].objectID } } == result.destinations)
+        #expect(Set(result.snapshots.map(\.objectID)).count == result.snapshots.count, "each destination once")
     }
 
     /// Joining the parts of several stores keeps every list and snapshot but drops the
     /// positions, which point into each part's own snapshots; an empty part changes nothing.
-    @Test func joiningStoresPartsDropsThePositions() throws {
+    /// Changing a part's lists or snapshots (a store subclass filtering what it read) drops
+    /// them too.
+    @Test func joiningOrChangingPartsDropsThePositions() throws {
         let fixture = try SQLiteStatementFixture(standardData: false)
         let writer = fixture.context()
         let departments = insert("Department", named: ["A", "B"], into: writer)
@@ -175,6 +197,67 @@ import Testing
         #expect(joined.destinationPositions == nil)
         #expect(joined.snapshots.count == 3 && joined.destinations.count == 2)
         #expect(joined.destinations[departments[1].objectID] == second.destinations[departments[1].objectID])
+
+        var filtered = first
+        filtered.snapshots.removeLast()
+        #expect(filtered.destinationPositions == nil)
+        var relisted = first
+        relisted.destinations[departments[0].objectID]?.reverse()
+        #expect(relisted.destinationPositions == nil)
+    }
+
+    /// A prefetch whose sources live in two stores joins the stores' parts (without positions)
+    /// and still fills every source's list, each with its own destinations.
+    @Test func aPrefetchOverTwoStoresFillsEverySourcesList() throws {
+        let fixture = CompanyFixture(storeType: NSSQLiteStoreType)
+        let stores = [try fixture.addStore(), try fixture.addStore()]
+        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        writer.persistentStoreCoordinator = fixture.coordinator
+        let departments = insert("Department", named: ["A", "B"], into: writer)
+        let employees = insert("Employee", named: ["a1", "a2", "b1"], into: writer)
+        for (employee, department) in zip(employees, [0, 0, 1]) {
+            employee.setValue(departments[department], forKey: "department")
+            writer.assign(employee, to: stores[department])
+        }
+        for (department, store) in zip(departments, stores) { writer.assign(department, to: store) }
+        try writer.save()
+
+        let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        reader.persistentStoreCoordinator = fixture.coordinator
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        request.relationshipKeyPathsForPrefetching = ["employees"]
+        let fetched = try reader.fetch(request)
+        #expect(fetched.allSatisfy { !$0.isToManyFault("employees") }, "the prefetch filled every list")
+        #expect(walk(fetched) == ["A: a1/-1/A, a2/-1/A", "B: b1/-1/B"])
+    }
+
+    /// A destination the context already holds, with an unsaved change, is the one a prefetched
+    /// list holds, and keeps its change, on every store.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aPrefetchedListHoldsTheContextsOwnChangedObject(storeType: String) throws {
+        let fixture = CompanyFixture(storeType: storeType)
+        try fixture.addStore()
+        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        writer.persistentStoreCoordinator = fixture.coordinator
+        let department = insert("Department", named: ["A"], into: writer)[0]
+        for employee in insert("Employee", named: ["a1", "a2"], into: writer) { employee.setValue(department, forKey: "department") }
+        try writer.save()
+
+        let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        reader.persistentStoreCoordinator = fixture.coordinator
+        let byName = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        byName.predicate = NSPredicate(format: "name == 'a2'")
+        let changed = try #require(try reader.fetch(byName).first)
+        changed.setValue(Int64(999), forKey: "salary")
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        request.relationshipKeyPathsForPrefetching = ["employees"]
+        let fetched = try #require(try reader.fetch(request).first)
+        let list = try #require(fetched.value(forKey: "employees") as? Set<NSManagedObject>)
+        #expect(list.count == 2)
+        #expect(list.contains { $0 === changed })
+        #expect(changed.value(forKey: "salary") as? Int64 == 999 && changed.hasChanges)
+        #expect(list.allSatisfy { reader.registeredObject(for: $0.objectID) === $0 })
     }
 
     /// New objects of `entity` in `context`, named `names`.

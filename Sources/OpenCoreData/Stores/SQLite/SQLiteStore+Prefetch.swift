@@ -9,33 +9,6 @@ extension SQLiteStore {
     /// The column name the source key is selected under, after the destination's columns.
     private static let sourceColumn = "Z_PREFETCH_SOURCE"
 
-    /// A source's run of destinations: their IDs and their positions in the snapshots read.
-    private struct Run {
-        let key: Int64
-        /// Whether `key` is a source's (the one-pass read also returns rows of no source).
-        let known: Bool
-        var ids: [NSManagedObjectID] = []
-        var positions: [Int] = []
-    }
-
-    /// A source's destinations, as IDs and as positions in the snapshots read.
-    private struct Destinations {
-        var ids: [NSManagedObjectID] = []
-        var positions: [Int] = []
-    }
-
-    /// Files a source's run of destinations under its key: a source's first run becomes its
-    /// lists (moved in, where appending to the empty lists copied each ID), a later one is
-    /// appended.
-    private static func file(_ run: Run, in destinations: inout [Int64: Destinations]) {
-        if let index = destinations.index(forKey: run.key), !destinations.values[index].ids.isEmpty {
-            destinations.values[index].ids.append(contentsOf: run.ids)
-            destinations.values[index].positions.append(contentsOf: run.positions)
-        } else {
-            destinations[run.key] = Destinations(ids: run.ids, positions: run.positions)
-        }
-    }
-
     /// On `connection` (a query generation's) the rows read don't go into the row cache, which
     /// holds the newest rows; else the store's own connection is used.
     ///
@@ -50,6 +23,9 @@ extension SQLiteStore {
     /// entity sharing an inherited relationship or one deleted in the context, or no row at all)
     /// is skipped below, undecoded. Probing the sources' list for each row cost SQLite a fifth of
     /// its work in W4.
+    ///
+    /// A to-many relationship's lists come as positions in the snapshots too
+    /// (``RelationshipPrefetch/destinationPositions``).
     func readPrefetch(_ relationship: NSRelationshipDescription, for sourceIDs: [NSManagedObjectID],
                       sourcesCoverEntity: Bool = false, on connection: DatabaseQueue? = nil) throws -> RelationshipPrefetch {
         var sources: [Int64: NSManagedObjectID] = [:]
@@ -106,61 +82,23 @@ extension SQLiteStore {
             }
         }
         let arguments = bindsKeys ? ["[" + sources.keys.sorted().map(String.init).joined(separator: ",") + "]"] : [String]()
-        var result = RelationshipPrefetch()
-        // Destinations gathered by the source's key (an integer hashes cheaply; an ID hashes
-        // and compares through NSObject), then filed under the sources' IDs.
-        var destinations: [Int64: Destinations] = [:]
-        if relationship.isToMany { for key in sources.keys { destinations[key] = Destinations() } }
-        // Where a destination that may come again (`mayRepeat`) was first read.
-        var firstPositions: [ObjectIDKey: Int] = [:]
-        let sourcePosition = CInt(layout.columns.count)
         // The statements above order their rows by source first (all but the one-pass read), so
-        // each source's destinations come as one run: the source is looked up when its run
-        // starts and the run is filed when it ends, not twice a row. A source whose rows come in
-        // several runs (the one-pass read) still gets all of them: each run is appended. No local
-        // function files it: capturing `run` in one would make every access to it checked at
-        // run time.
-        var run: Run?
+        // each source's destinations come as one run (see `RelationshipPrefetchBuilder`).
+        var builder = RelationshipPrefetchBuilder(relationship, sources: sources, mayRepeat: mayRepeat)
+        let sourcePosition = CInt(layout.columns.count)
         var decoding = SQLiteRowDecoding(origin: origin)
         try (connection ?? openDatabase()).inDatabase { db in
             try forEachRow(sql: sql, arguments: arguments.map(\.databaseValue), db: db) { statement in
                 // The source's key is read before the row is decoded: a row of no source (which
                 // the one-pass read returns, and the other reads' SQL leaves out) is skipped
-                // without decoding it, so that it can't fail the prefetch either. A key that is
-                // not an integer names no source.
+                // without decoding it. A key that is not an integer names no source.
                 let keyCell = sqlite3_column_value(statement, sourcePosition)
-                guard sqlite3_value_type(keyCell) == SQLITE_INTEGER else { return }
-                let sourceKey = sqlite3_value_int64(keyCell)
-                if run?.key != sourceKey {
-                    if let ended = run.take(), ended.known { Self.file(ended, in: &destinations) }
-                    run = Run(key: sourceKey, known: sources[sourceKey] != nil)
-                }
-                guard run?.known == true else { return }
-                let snapshot = try layout.snapshot(at: statement, store: self, decoding: &decoding)
-                run?.ids.append(snapshot.objectID)
-                var position = result.snapshots.count
-                if mayRepeat {
-                    position = firstPositions[snapshot.objectID.key, default: position]
-                    if position < result.snapshots.count {
-                        run?.positions.append(position)
-                        return
-                    }
-                    firstPositions[snapshot.objectID.key] = position
-                }
-                run?.positions.append(position)
-                result.snapshots.append(snapshot)
+                guard sqlite3_value_type(keyCell) == SQLITE_INTEGER,
+                      builder.wantsRow(ofSource: sqlite3_value_int64(keyCell)) else { return }
+                builder.add(try layout.snapshot(at: statement, store: self, decoding: &decoding))
             }
         }
-        if let ended = run.take(), ended.known { Self.file(ended, in: &destinations) }
-        result.destinations.reserveCapacity(destinations.count)
-        var positions: [NSManagedObjectID: [Int]] = [:]
-        positions.reserveCapacity(destinations.count)
-        for (key, found) in destinations {
-            guard let sourceID = sources[key] else { continue }
-            result.destinations[sourceID] = found.ids
-            positions[sourceID] = found.positions
-        }
-        result.destinationPositions = positions
+        let result = builder.finish()
         if connection == nil { rowCache.insert(contentsOf: result.snapshots.suffix(rowCache.capacity)) }
         return result
     }
