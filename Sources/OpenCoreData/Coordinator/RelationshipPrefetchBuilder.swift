@@ -16,8 +16,8 @@ package struct RelationshipPrefetchBuilder {
     /// The sources, by primary key.
     private let sources: [Int64: NSManagedObjectID]
     private let isToMany: Bool
-    /// Whether a destination may come more than once (a to-one relationship, a join table):
-    /// through a key in the destination row, each destination has one source.
+    /// Whether a destination may come more than once: through a to-one relationship or a join
+    /// table it may; through a key in the destination row each destination has one source.
     private let mayRepeat: Bool
     private var snapshots: [ObjectSnapshot] = []
     /// Destinations gathered by the source's key (an integer hashes cheaply; an ID hashes and
