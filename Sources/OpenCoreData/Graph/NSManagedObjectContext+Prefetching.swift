@@ -70,13 +70,9 @@ extension NSManagedObjectContext {
             loadAndAwake(object, from: snapshot, destinations: destinations)
         }
         // The sources hold their destinations (the context does not retain unchanged objects).
-        guard relationship.isToMany else {
-            for source in stored { source.fireFaultIfNeeded() }
-            return reached
-        }
         for source in stored {
             source.fireFaultIfNeeded()
-            guard source.isToManyFault(relationship.name) else { continue }
+            guard relationship.isToMany, source.isToManyFault(relationship.name) else { continue }
             let ids = result.destinations[source.objectID] ?? []
             // Where the store gave the lists as positions too, each destination is the object
             // made for its snapshot, unless the context unregistered objects since (an
