@@ -149,20 +149,16 @@ import Testing
         #expect(byEmployee.snapshots.count == 2 && byEmployee.destinations.count == 7)
         #expect(byEmployee.destinationPositions == nil)
 
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let school = NSPersistentStoreCoordinator(managedObjectModel: Self.schoolModel())
-        let schoolStore = try school.addPersistentStore(ofType: storeType, configurationName: nil,
-                                                        at: StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("School")))
-        try Self.saveSchool(through: school)
-        let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        reader.persistentStoreCoordinator = school
-        let students = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Student"))
-        let courses = try #require(school.managedObjectModel.entitiesByName["Student"]?.relationshipsByName["courses"])
-        let taken = try schoolStore.prefetch(courses, for: students.map(\.objectID))
-        try Self.expectPositionsMatch(taken)
-        #expect(taken.snapshots.count == 3, "Art, Math and Music once each")
-        #expect(taken.destinations.values.map(\.count).sorted() == [0, 2, 2])
+        try Self.withSchool(storeType) { school, schoolStore in
+            let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            reader.persistentStoreCoordinator = school
+            let students = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Student"))
+            let courses = try #require(school.managedObjectModel.entitiesByName["Student"]?.relationshipsByName["courses"])
+            let taken = try schoolStore.prefetch(courses, for: students.map(\.objectID))
+            try Self.expectPositionsMatch(taken)
+            #expect(taken.snapshots.count == 3, "Art, Math and Music once each")
+            #expect(taken.destinations.values.map(\.count).sorted() == [0, 2, 2])
+        }
     }
 
     /// Expects `result`'s positions to list the same destinations as its IDs, and each
@@ -379,6 +375,18 @@ import Testing
         return model
     }
 
+    /// Runs `body` with a coordinator of the school model and its store of `storeType`, in a
+    /// new directory (or schema), after ``saveSchool(through:)``.
+    private static func withSchool(_ storeType: String, _ body: (NSPersistentStoreCoordinator, NSPersistentStore) throws -> Void) throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: schoolModel())
+        let store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil,
+                                                       at: StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("School")))
+        try saveSchool(through: coordinator)
+        try body(coordinator, store)
+    }
+
     /// Saves three courses and three students (Ada takes Art and Math, Bo Math and Music, Cy
     /// nothing) through `coordinator`.
     static func saveSchool(through coordinator: NSPersistentStoreCoordinator) throws {
@@ -401,49 +409,45 @@ import Testing
     /// once, on every store (a join table on SQLite and PostgreSQL).
     @Test(arguments: StoreTypesUnderTest.all)
     func manyToManyPrefetchEqualsUnprefetched(storeType: String) throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.schoolModel())
-        try coordinator.addPersistentStore(ofType: storeType, configurationName: nil,
-                                           at: StoreTypesUnderTest.location(storeType, directory.appendingPathComponent("School")))
-        try Self.saveSchool(through: coordinator)
-        func walk(prefetching keyPaths: [String]?) throws -> [[String]] {
+        try Self.withSchool(storeType) { coordinator, _ in
+            func walk(prefetching keyPaths: [String]?) throws -> [[String]] {
+                let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+                reader.persistentStoreCoordinator = coordinator
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Student")
+                request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+                request.relationshipKeyPathsForPrefetching = keyPaths
+                return try reader.fetch(request).map { student in
+                    ((student.value(forKey: "courses") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
+                }
+            }
+            // Walked first: `#expect(try …)` in a closure does not compile.
+            let (prefetched, twoSteps, unprefetched) = try (walk(prefetching: ["courses"]), walk(prefetching: ["courses.students"]),
+                                                            walk(prefetching: nil))
+            #expect(prefetched == [["Art", "Math"], ["Math", "Music"], []])
+            #expect(twoSteps == unprefetched)
+        }
+    }
+
+    @Test func manyToManyThroughTheJoinTable() throws {
+        try Self.withSchool(NSSQLiteStoreType) { coordinator, added in
+            let store = try #require(added as? SQLiteStore)
+            store.rowCache.removeAll()
+
+            let counter = SQLStatementCounter()
+            store.sqlLog.addObserver { counter.add($0) }
             let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
             reader.persistentStoreCoordinator = coordinator
             let request = NSFetchRequest<NSManagedObject>(entityName: "Student")
             request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
-            request.relationshipKeyPathsForPrefetching = keyPaths
-            return try reader.fetch(request).map { student in
+            request.relationshipKeyPathsForPrefetching = ["courses"]
+            let students = try reader.fetch(request)
+            #expect(counter.all.filter { $0.sql.hasPrefix("SELECT") }.count == 2)
+            let before = counter.all.count
+            let walked = students.map { student in
                 ((student.value(forKey: "courses") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
             }
+            #expect(walked == [["Art", "Math"], ["Math", "Music"], []])
+            #expect(counter.all.count == before)
         }
-        #expect(try walk(prefetching: ["courses"]) == [["Art", "Math"], ["Math", "Music"], []])
-        #expect(try walk(prefetching: ["courses.students"]) == walk(prefetching: nil))
-    }
-
-    @Test func manyToManyThroughTheJoinTable() throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.schoolModel())
-        let store = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
-                                                                    at: directory.appendingPathComponent("School.sqlite")) as? SQLiteStore)
-        try Self.saveSchool(through: coordinator)
-        store.rowCache.removeAll()
-
-        let counter = SQLStatementCounter()
-        store.sqlLog.addObserver { counter.add($0) }
-        let reader = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        reader.persistentStoreCoordinator = coordinator
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Student")
-        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
-        request.relationshipKeyPathsForPrefetching = ["courses"]
-        let students = try reader.fetch(request)
-        #expect(counter.all.filter { $0.sql.hasPrefix("SELECT") }.count == 2)
-        let before = counter.all.count
-        let walked = students.map { student in
-            ((student.value(forKey: "courses") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
-        }
-        #expect(walked == [["Art", "Math"], ["Math", "Music"], []])
-        #expect(counter.all.count == before)
     }
 }
