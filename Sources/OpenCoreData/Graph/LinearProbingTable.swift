@@ -21,7 +21,7 @@ extension ProbingBucket {
 }
 
 /// An open-addressing hash table: the one behind the registry (``ObjectTable``) and the
-/// context's object lists (``IdentitySet``).
+/// context's object lists (``IdentityPositions``).
 ///
 /// Keys hash to bits the buckets provide (an ID's folded key, an object's address), multiplied
 /// by a constant and kept by their high bits (but for a bucket type's run bits, see
@@ -251,13 +251,18 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
     }
 }
 
-/// A set of objects by identity, on a ``LinearProbingTable``: what `Set<ObjectIdentifier>`
-/// does, hashing the address without `Hasher`.
-struct IdentitySet: Equatable {
+/// Objects by identity, each with its position in an ``ObjectList``, on a
+/// ``LinearProbingTable``: what `[ObjectIdentifier: Int]` does, hashing the address without
+/// `Hasher`.
+struct IdentityPositions: Equatable {
     private struct Bucket: ProbingBucket {
         var member: ObjectIdentifier?
+        var position = 0
         init() {}
-        init(_ member: ObjectIdentifier) { self.member = member }
+        init(_ member: ObjectIdentifier, position: Int) {
+            self.member = member
+            self.position = position
+        }
         var hashBits: UInt64 { member.map(Self.hashBits(of:)) ?? 0 }
         func holds(_ key: ObjectIdentifier) -> Bool { member == key }
         static func hashBits(of key: ObjectIdentifier) -> UInt64 { UInt64(UInt(bitPattern: key)) }
@@ -269,18 +274,31 @@ struct IdentitySet: Equatable {
 
     func contains(_ member: ObjectIdentifier) -> Bool { table.index(of: member) != nil }
 
-    /// Adds `member`; returns whether it was new.
+    /// The position of `member`, or nil when it is not one.
+    func position(of member: ObjectIdentifier) -> Int? {
+        table.index(of: member).map { table[$0].position }
+    }
+
+    /// Adds `member` at `position`; returns whether it was new (a member keeps its position).
     @discardableResult
-    mutating func insert(_ member: ObjectIdentifier) -> Bool {
+    mutating func insert(_ member: ObjectIdentifier, position: Int) -> Bool {
         let (index, found) = table.insertionIndex(for: member)
-        if !found { table.occupy(index, with: Bucket(member)) }
+        if !found { table.occupy(index, with: Bucket(member, position: position)) }
         return !found
     }
 
-    /// Removes `member`; returns whether it was there.
+    /// Moves `member`, which must be one, to `position`.
+    mutating func move(_ member: ObjectIdentifier, to position: Int) {
+        if let index = table.index(of: member) { table[index].position = position }
+    }
+
+    /// Removes `member`; returns the position it had, or nil when it was not one.
     @discardableResult
-    mutating func remove(_ member: ObjectIdentifier) -> Bool {
-        table.remove(member)
+    mutating func remove(_ member: ObjectIdentifier) -> Int? {
+        guard let index = table.index(of: member) else { return nil }
+        let position = table[index].position
+        table.remove(at: index)
+        return position
     }
 
     mutating func removeAll() { table.removeAll() }
@@ -288,7 +306,8 @@ struct IdentitySet: Equatable {
     /// Makes room for `capacity` members without growing on the way.
     mutating func reserveCapacity(_ capacity: Int) { table.reserveCapacity(capacity) }
 
-    static func == (a: IdentitySet, b: IdentitySet) -> Bool {
+    /// The same members (whatever their positions).
+    static func == (a: IdentityPositions, b: IdentityPositions) -> Bool {
         a.count == b.count && a.table.buckets.allSatisfy { bucket in bucket.member.map(b.contains) ?? true }
     }
 }

@@ -329,6 +329,25 @@ extension NSManagedObject: KeyValueCoding {
         managedObjectContext?.recordChange(of: self, slot: slot, oldValue: old)
     }
 
+    /// Changes the list of the to-many relationship in `slot` in place and records the change
+    /// as ``setStoredValue(_:at:)`` does (no hooks; a relationship fault is read first).
+    ///
+    /// The list leaves its slot while `change` runs, so that changing it copies nothing, unless
+    /// the context keeps the list as it was (the event's first change of the slot, or any change
+    /// while an undo manager records). Setting a changed copy, as other values are set, copied
+    /// the whole list at every change: adding n destinations one at a time cost O(n²).
+    func changeToManyList(at slot: Int, _ change: (inout ObjectList) -> Void) {
+        fireFaultIfNeeded()
+        var list = toManyList(at: slot)
+        let context = managedObjectContext
+        var old = putSlotValue(.none, at: slot)
+        // Not kept: dropping the slot's reference leaves `list` the only one.
+        if context?.keepsOldValue(of: self, slot: slot) != true { old = .none }
+        change(&list)
+        putSlotValue(.other(list), at: slot)
+        context?.recordChange(of: self, slot: slot, oldValue: old)
+    }
+
     /// ``setStoredValue(_:at:)`` by key (nothing for a key with no slot).
     func setStoredValue(_ value: Any?, forKey key: String) {
         if let slot = slot(forKey: key) { setStoredValue(value, at: slot) }

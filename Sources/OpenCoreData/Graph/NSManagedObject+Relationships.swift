@@ -63,11 +63,9 @@ extension NSManagedObject {
         fireFaultIfNeeded()
         let key = relationship.name
         if relationship.isToMany {
-            var list = toManyList(key)
-            guard !list.contains(destination) else { return }
-            list.insert(destination)
+            guard let slot = slot(forKey: key), !toManyList(at: slot).contains(destination) else { return }
             willChangeValue(forKey: key)
-            setStoredValue(list, forKey: key)
+            changeToManyList(at: slot) { $0.insert(destination) }
             didChangeValue(forKey: key)
         } else {
             guard storedValue(forKey: key) as? NSManagedObject !== destination else { return }
@@ -82,10 +80,9 @@ extension NSManagedObject {
         fireFaultIfNeeded()
         let key = relationship.name
         if relationship.isToMany {
-            var list = toManyList(key)
-            guard list.remove(destination) else { return }
+            guard let slot = slot(forKey: key), toManyList(at: slot).contains(destination) else { return }
             willChangeValue(forKey: key)
-            setStoredValue(list, forKey: key)
+            changeToManyList(at: slot) { $0.remove(destination) }
             didChangeValue(forKey: key)
         } else {
             guard storedValue(forKey: key) as? NSManagedObject === destination else { return }

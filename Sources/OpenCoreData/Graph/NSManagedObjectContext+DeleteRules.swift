@@ -11,29 +11,38 @@
 /// Every change is recorded, so undo brings back the object and its relationships.
 extension NSManagedObjectContext {
     func propagateDeletions() {
+        // Taken a batch at a time (the deletions a batch cascades to are the next batch), in
+        // the order they were made: taking the first each time moved the rest, O(n²) to
+        // delete n objects at once.
         while !pendingDeletions.isEmpty {
-            let object = pendingDeletions.removeFirst()
-            guard deletedList.contains(object) else { continue }
-            object.prepareForDeletion()
-            object.fireFaultIfNeeded()
-            let relationships = object.entity.relationshipsByName.values.sorted { $0.name < $1.name }
-            for relationship in relationships {
-                let destinations: [NSManagedObject]
-                if relationship.isToMany {
-                    destinations = object.toManyList(relationship.name).objects
-                } else {
-                    destinations = (object.storedValue(forKey: relationship.name) as? NSManagedObject).map { [$0] } ?? []
+            let batch = pendingDeletions
+            pendingDeletions = []
+            for object in batch { propagateDeletion(of: object) }
+        }
+    }
+
+    /// Runs the delete rules of `object`, deleted since the last run.
+    private func propagateDeletion(of object: NSManagedObject) {
+        guard deletedList.contains(object) else { return }
+        object.prepareForDeletion()
+        object.fireFaultIfNeeded()
+        let relationships = object.entity.relationshipsByName.values.sorted { $0.name < $1.name }
+        for relationship in relationships {
+            let destinations: [NSManagedObject]
+            if relationship.isToMany {
+                destinations = object.toManyList(relationship.name).objects
+            } else {
+                destinations = (object.storedValue(forKey: relationship.name) as? NSManagedObject).map { [$0] } ?? []
+            }
+            switch relationship.deleteRule {
+            case .nullifyDeleteRule:
+                for destination in destinations { object.unlink(destination, via: relationship) }
+            case .cascadeDeleteRule:
+                for destination in destinations where !deletedList.contains(destination) {
+                    delete(destination)
                 }
-                switch relationship.deleteRule {
-                case .nullifyDeleteRule:
-                    for destination in destinations { object.unlink(destination, via: relationship) }
-                case .cascadeDeleteRule:
-                    for destination in destinations where !deletedList.contains(destination) {
-                        delete(destination)
-                    }
-                case .denyDeleteRule, .noActionDeleteRule:
-                    break
-                }
+            case .denyDeleteRule, .noActionDeleteRule:
+                break
             }
         }
     }

@@ -90,6 +90,13 @@ extension NSManagedObjectContext {
         state.listedEpoch = listEpoch
     }
 
+    /// Whether ``recordChange(of:slot:oldValue:)`` keeps the old value of `object`'s `slot`:
+    /// for the event's first change of it, or for undo.
+    func keepsOldValue(of object: NSManagedObject, slot: Int) -> Bool {
+        guard recordingSuspended == 0, let state = object.state else { return false }
+        return undoManager != nil || !state.hasEventChange(ofSlot: slot)
+    }
+
     /// Adds `slot`'s old value to the event's changes of `object` unless this event changed the
     /// slot already (nil is read as NSNull).
     @inline(__always)

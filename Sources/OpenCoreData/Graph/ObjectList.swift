@@ -3,68 +3,125 @@
 /// The context keeps its inserted, updated and deleted objects in these, and managed objects
 /// keep the destinations of their to-many relationships in one (in order, for ordered
 /// relationships; in insertion order otherwise, which keeps results reproducible).
+///
+/// Adding, finding and removing a member cost the same whatever the list's size: a removed
+/// member leaves a hole (``hole``) in the storage, and the holes go once they are half of it.
+/// Removing each of n members (deleting the children of one parent, emptying a relationship)
+/// is O(n) in all, where closing each gap at once made it O(n²).
 struct ObjectList: Sequence {
-    private(set) var objects: [NSManagedObject] = []
-    private var members = IdentitySet()
+    /// The members in order, with ``hole`` where members were removed (``holes`` of them).
+    private var storage: [NSManagedObject] = []
+    /// Each member's index in ``storage``.
+    private var positions = IdentityPositions()
+    /// How many entries of ``storage`` are ``hole``.
+    private var holes = 0
+
+    /// What stands in ``storage`` for a removed member until the holes go: an object of an
+    /// empty entity and no context, which no list hands out.
+    // nonisolated(unsafe): made once and never changed; lists only compare it by identity.
+    private nonisolated(unsafe) static let hole = NSManagedObject(entity: NSEntityDescription(), insertInto: nil)
 
     init() {}
 
     /// The distinct members of `objects`, in order. Room for all of them is made first (a
-    /// prefetch fills thousands of lists), so neither the list nor its set grows on the way.
+    /// prefetch fills thousands of lists), so neither the list nor its positions grow on the way.
     init<S: Sequence>(_ objects: S) where S.Element == NSManagedObject {
         let expected = objects.underestimatedCount
         if expected > 0 {
-            self.objects.reserveCapacity(expected)
-            members.reserveCapacity(expected)
+            storage.reserveCapacity(expected)
+            positions.reserveCapacity(expected)
         }
         for object in objects { insert(object) }
     }
 
-    var count: Int { objects.count }
-    var isEmpty: Bool { objects.isEmpty }
+    /// The members, in order.
+    var objects: [NSManagedObject] {
+        guard holes > 0 else { return storage }
+        let hole = Self.hole
+        return storage.filter { $0 !== hole }
+    }
+
+    var count: Int { positions.count }
+    var isEmpty: Bool { positions.count == 0 }
 
     func contains(_ object: NSManagedObject) -> Bool {
-        members.contains(ObjectIdentifier(object))
+        positions.contains(ObjectIdentifier(object))
     }
 
     /// Appends `object` unless it is already present; returns whether it was added.
     @discardableResult
     mutating func insert(_ object: NSManagedObject) -> Bool {
-        guard members.insert(ObjectIdentifier(object)) else { return false }
-        objects.append(object)
+        guard positions.insert(ObjectIdentifier(object), position: storage.count) else { return false }
+        storage.append(object)
         return true
     }
 
     /// Inserts `object` at `index` (moving it there if present).
     mutating func insert(_ object: NSManagedObject, at index: Int) {
         remove(object)
-        members.insert(ObjectIdentifier(object))
-        objects.insert(object, at: Swift.min(index, objects.count))
+        closeHoles()
+        let index = Swift.min(index, storage.count)
+        storage.insert(object, at: index)
+        positions.insert(ObjectIdentifier(object), position: index)
+        for position in storage.indices.dropFirst(index + 1) { positions.move(ObjectIdentifier(storage[position]), to: position) }
     }
 
     /// Removes `object`; returns whether it was present.
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
-        guard members.remove(ObjectIdentifier(object)) else { return false }
-        if let index = objects.firstIndex(where: { $0 === object }) { objects.remove(at: index) }
+        guard let position = positions.remove(ObjectIdentifier(object)) else { return false }
+        let hole = Self.hole
+        if position == storage.count - 1 {
+            storage.removeLast()
+            // Holes left at the end go with it.
+            while holes > 0, storage.last === hole {
+                storage.removeLast()
+                holes -= 1
+            }
+        } else {
+            storage[position] = hole
+            holes += 1
+            // The holes go when they are half the storage: each removal costs O(1) on
+            // average, and `objects` filters at most twice the members.
+            if holes * 2 > storage.count { closeHoles() }
+        }
         return true
     }
 
+    /// Moves the members over the holes, keeping their order.
+    private mutating func closeHoles() {
+        guard holes > 0 else { return }
+        let hole = Self.hole
+        var kept = 0
+        for position in storage.indices where storage[position] !== hole {
+            if kept != position {
+                storage.swapAt(kept, position)
+                positions.move(ObjectIdentifier(storage[kept]), to: kept)
+            }
+            kept += 1
+        }
+        storage.removeLast(storage.count - kept)
+        holes = 0
+    }
+
     mutating func removeAll() {
-        objects.removeAll()
-        members.removeAll()
+        storage.removeAll()
+        positions.removeAll()
+        holes = 0
     }
 
     func index(of object: NSManagedObject) -> Int? {
-        guard contains(object) else { return nil }
-        return objects.firstIndex { $0 === object }
+        guard let position = positions.position(of: ObjectIdentifier(object)) else { return nil }
+        guard holes > 0 else { return position }
+        let hole = Self.hole
+        return storage[..<position].reduce(0) { count, member in member === hole ? count : count + 1 }
     }
 
     /// The same members, in the order given by `order` where it lists them.
     mutating func reorder(like order: [NSManagedObject]) {
-        let ordered = order.filter { contains($0) }
-        let orderedIDs = Set(ordered.map(ObjectIdentifier.init))
-        objects = ordered + objects.filter { !orderedIDs.contains(ObjectIdentifier($0)) }
+        let current = self
+        let ordered = ObjectList(order.filter { current.contains($0) })
+        self = ObjectList(ordered.objects + objects.filter { !ordered.contains($0) })
     }
 
     func makeIterator() -> IndexingIterator<[NSManagedObject]> { objects.makeIterator() }
@@ -74,6 +131,6 @@ struct ObjectList: Sequence {
 
     /// Whether both lists hold the same objects (in the same order when `ordered`).
     func sameMembers(as other: ObjectList, ordered: Bool) -> Bool {
-        ordered ? objects.elementsEqual(other.objects, by: ===) : members == other.members
+        ordered ? objects.elementsEqual(other.objects, by: ===) : positions == other.positions
     }
 }

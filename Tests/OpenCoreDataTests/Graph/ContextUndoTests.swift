@@ -57,6 +57,29 @@ struct ContextUndoTests {
         #expect(two.value(forKey: "students") as? Set<NSManagedObject> == [student])
     }
 
+    /// Several to-many changes in one event are undone together and redone together; every
+    /// change keeps its own old list for undo.
+    @Test func undoAndRedoSeveralToManyChangesOfOneEvent() {
+        let context = GraphTestModel.context(undo: true)
+        let owner = GraphTestModel.insert("Owner", context)
+        let items = (0..<3).map { _ in GraphTestModel.insert("Item", context) }
+        let set = owner.mutableSetValue(forKey: "nullifyItems")
+        set.add(items[0])
+        context.processPendingChanges()
+        set.add(items[1])
+        set.remove(items[0])
+        set.add(items[2])
+        context.processPendingChanges()
+        #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == [items[1], items[2]])
+        context.undo()
+        #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == [items[0]])
+        #expect(items[0].value(forKey: "nullifyOwner") as? NSManagedObject === owner)
+        #expect(items[1].value(forKey: "nullifyOwner") == nil && items[2].value(forKey: "nullifyOwner") == nil)
+        context.redo()
+        #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == [items[1], items[2]])
+        #expect(items[0].value(forKey: "nullifyOwner") == nil)
+    }
+
     @Test func undoAndRedoManyToManyAndOrdered() {
         let context = GraphTestModel.context(undo: true)
         let author = GraphTestModel.insert("Author", context)

@@ -113,6 +113,47 @@ struct RelationshipTests {
         #expect(student.changedValuesForCurrentEvent()["inClass"] is NSNull)
     }
 
+    /// A to-many relationship changed several times in one event (each change made in place)
+    /// reports the destinations from before the event, and the next event starts from the
+    /// destinations this one left.
+    @Test func toManyChangesInOneEventKeepTheListFromBeforeIt() {
+        let context = GraphTestModel.context()
+        let owner = GraphTestModel.insert("Owner", context)
+        let items = (0..<4).map { _ in GraphTestModel.insert("Item", context) }
+        let set = owner.mutableSetValue(forKey: "nullifyItems")
+        set.addObjects(from: [items[0], items[1]])
+        context.processPendingChanges()
+        #expect(owner.changedValuesForCurrentEvent().isEmpty)
+        set.add(items[2])
+        set.remove(items[0])
+        set.add(items[3])
+        set.remove(items[2])
+        #expect(owner.changedValuesForCurrentEvent()["nullifyItems"] as? Set<NSManagedObject> == [items[0], items[1]])
+        #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == [items[1], items[3]])
+        #expect(items[0].value(forKey: "nullifyOwner") == nil && items[2].value(forKey: "nullifyOwner") == nil)
+        #expect(items[3].value(forKey: "nullifyOwner") as? NSManagedObject === owner)
+        context.processPendingChanges()
+        set.remove(items[1])
+        #expect(owner.changedValuesForCurrentEvent()["nullifyItems"] as? Set<NSManagedObject> == [items[1], items[3]])
+        #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == [items[3]])
+    }
+
+    /// The same for an ordered relationship, whose old value keeps its order.
+    @Test func orderedToManyChangesInOneEventKeepTheOrderFromBeforeIt() {
+        let context = GraphTestModel.context()
+        let playlist = GraphTestModel.insert("Playlist", context)
+        let tracks = (0..<4).map { _ in GraphTestModel.insert("Track", context) }
+        for track in tracks.prefix(3) { track.setValue(playlist, forKey: "playlist") }
+        context.processPendingChanges()
+        tracks[0].setValue(nil, forKey: "playlist")
+        tracks[3].setValue(playlist, forKey: "playlist")
+        tracks[1].setValue(nil, forKey: "playlist")
+        let before = playlist.changedValuesForCurrentEvent()["tracks"] as? NSOrderedSet
+        #expect(before?.array.elementsEqual(tracks.prefix(3), by: { $0 as AnyObject === $1 }) == true)
+        let now = playlist.value(forKey: "tracks") as? NSOrderedSet
+        #expect(now?.array.elementsEqual([tracks[2], tracks[3]], by: { $0 as AnyObject === $1 }) == true)
+    }
+
     @Test func objectIDsOfARelationship() {
         let context = GraphTestModel.context()
         let list = GraphTestModel.insert("Playlist", context)
