@@ -21,7 +21,7 @@ extension ProbingBucket {
 }
 
 /// An open-addressing hash table: the one behind the registry (``ObjectTable``) and the
-/// context's object lists (``IdentityPositions``).
+/// context's object lists (``IdentitySet``, ``IdentityPositions``).
 ///
 /// Keys hash to bits the buckets provide (an ID's folded key, an object's address), multiplied
 /// by a constant and kept by their high bits (but for a bucket type's run bits, see
@@ -251,10 +251,52 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
     }
 }
 
+/// A set of objects by identity, on a ``LinearProbingTable``: what `Set<ObjectIdentifier>`
+/// does, hashing the address without `Hasher`.
+struct IdentitySet: Equatable {
+    private struct Bucket: ProbingBucket {
+        var member: ObjectIdentifier?
+        init() {}
+        init(_ member: ObjectIdentifier) { self.member = member }
+        var hashBits: UInt64 { member.map(Self.hashBits(of:)) ?? 0 }
+        func holds(_ key: ObjectIdentifier) -> Bool { member == key }
+        static func hashBits(of key: ObjectIdentifier) -> UInt64 { UInt64(UInt(bitPattern: key)) }
+    }
+
+    private var table = LinearProbingTable<Bucket>()
+
+    var count: Int { table.count }
+
+    func contains(_ member: ObjectIdentifier) -> Bool { table.index(of: member) != nil }
+
+    /// Adds `member`; returns whether it was new.
+    @discardableResult
+    mutating func insert(_ member: ObjectIdentifier) -> Bool {
+        let (index, found) = table.insertionIndex(for: member)
+        if !found { table.occupy(index, with: Bucket(member)) }
+        return !found
+    }
+
+    /// Removes `member`; returns whether it was there.
+    @discardableResult
+    mutating func remove(_ member: ObjectIdentifier) -> Bool {
+        table.remove(member)
+    }
+
+    mutating func removeAll() { table.removeAll() }
+
+    /// Makes room for `capacity` members without growing on the way.
+    mutating func reserveCapacity(_ capacity: Int) { table.reserveCapacity(capacity) }
+
+    static func == (a: IdentitySet, b: IdentitySet) -> Bool {
+        a.count == b.count && a.table.buckets.allSatisfy { bucket in bucket.member.map(b.contains) ?? true }
+    }
+}
+
 /// Objects by identity, each with its position in an ``ObjectList``, on a
 /// ``LinearProbingTable``: what `[ObjectIdentifier: Int]` does, hashing the address without
 /// `Hasher`.
-struct IdentityPositions: Equatable {
+struct IdentityPositions {
     private struct Bucket: ProbingBucket {
         var member: ObjectIdentifier?
         var position = 0
@@ -271,8 +313,6 @@ struct IdentityPositions: Equatable {
     private var table = LinearProbingTable<Bucket>()
 
     var count: Int { table.count }
-
-    func contains(_ member: ObjectIdentifier) -> Bool { table.index(of: member) != nil }
 
     /// The position of `member`, or nil when it is not one.
     func position(of member: ObjectIdentifier) -> Int? {
@@ -305,9 +345,4 @@ struct IdentityPositions: Equatable {
 
     /// Makes room for `capacity` members without growing on the way.
     mutating func reserveCapacity(_ capacity: Int) { table.reserveCapacity(capacity) }
-
-    /// The same members (whatever their positions).
-    static func == (a: IdentityPositions, b: IdentityPositions) -> Bool {
-        a.count == b.count && a.table.buckets.allSatisfy { bucket in bucket.member.map(b.contains) ?? true }
-    }
 }

@@ -5,15 +5,20 @@
 /// relationships; in insertion order otherwise, which keeps results reproducible).
 ///
 /// Adding, finding and removing a member cost the same whatever the list's size: a removed
-/// member leaves a hole (``hole``) in the storage, and the holes go once they are half of it.
-/// Removing each of n members (deleting the children of one parent, emptying a relationship)
-/// is O(n) in all, where closing each gap at once made it O(n²).
+/// member leaves a hole (``hole``) in the storage, found through its position, and the holes go
+/// once they are half of it. Removing each of n members (deleting the children of one parent,
+/// emptying a relationship) is O(n) in all, where searching for each and closing its gap at
+/// once made it O(n²). Positions are kept from a list's first removal on: most lists only grow
+/// (a prefetch's, the context's inserted objects until a save), and pay nothing for them.
 struct ObjectList: Sequence {
     /// The members in order, with ``hole`` where members were removed (``holes`` of them).
     private var storage: [NSManagedObject] = []
-    /// Each member's index in ``storage``.
+    private var members = IdentitySet()
+    /// Each member's index in ``storage``, while ``tracksPositions``.
     private var positions = IdentityPositions()
-    /// How many entries of ``storage`` are ``hole``.
+    /// Whether ``positions`` are kept: from the first removal until ``removeAll()``.
+    private var tracksPositions = false
+    /// How many entries of ``storage`` are ``hole`` (only while ``tracksPositions``).
     private var holes = 0
 
     /// What stands in ``storage`` for a removed member until the holes go: an object of an
@@ -24,12 +29,12 @@ struct ObjectList: Sequence {
     init() {}
 
     /// The distinct members of `objects`, in order. Room for all of them is made first (a
-    /// prefetch fills thousands of lists), so neither the list nor its positions grow on the way.
+    /// prefetch fills thousands of lists), so neither the list nor its set grows on the way.
     init<S: Sequence>(_ objects: S) where S.Element == NSManagedObject {
         let expected = objects.underestimatedCount
         if expected > 0 {
             storage.reserveCapacity(expected)
-            positions.reserveCapacity(expected)
+            members.reserveCapacity(expected)
         }
         for object in objects { insert(object) }
     }
@@ -41,17 +46,19 @@ struct ObjectList: Sequence {
         return storage.filter { $0 !== hole }
     }
 
-    var count: Int { positions.count }
-    var isEmpty: Bool { positions.count == 0 }
+    var count: Int { members.count }
+    var isEmpty: Bool { members.count == 0 }
 
     func contains(_ object: NSManagedObject) -> Bool {
-        positions.contains(ObjectIdentifier(object))
+        members.contains(ObjectIdentifier(object))
     }
 
     /// Appends `object` unless it is already present; returns whether it was added.
     @discardableResult
     mutating func insert(_ object: NSManagedObject) -> Bool {
-        guard positions.insert(ObjectIdentifier(object), position: storage.count) else { return false }
+        let id = ObjectIdentifier(object)
+        guard members.insert(id) else { return false }
+        if tracksPositions { positions.insert(id, position: storage.count) }
         storage.append(object)
         return true
     }
@@ -61,7 +68,9 @@ struct ObjectList: Sequence {
         remove(object)
         closeHoles()
         let index = Swift.min(index, storage.count)
+        members.insert(ObjectIdentifier(object))
         storage.insert(object, at: index)
+        guard tracksPositions else { return }
         positions.insert(ObjectIdentifier(object), position: index)
         for position in storage.indices.dropFirst(index + 1) { positions.move(ObjectIdentifier(storage[position]), to: position) }
     }
@@ -69,7 +78,17 @@ struct ObjectList: Sequence {
     /// Removes `object`; returns whether it was present.
     @discardableResult
     mutating func remove(_ object: NSManagedObject) -> Bool {
-        guard let position = positions.remove(ObjectIdentifier(object)) else { return false }
+        let id = ObjectIdentifier(object)
+        guard members.remove(id) else { return false }
+        if !tracksPositions {
+            tracksPositions = true
+            positions.reserveCapacity(storage.count)
+            for position in storage.indices { positions.insert(ObjectIdentifier(storage[position]), position: position) }
+        }
+        guard let position = positions.remove(id) else {
+            assertionFailure("a member of a list that keeps positions has one")
+            return true
+        }
         let hole = Self.hole
         if position == storage.count - 1 {
             storage.removeLast()
@@ -106,12 +125,17 @@ struct ObjectList: Sequence {
 
     mutating func removeAll() {
         storage.removeAll()
+        members.removeAll()
         positions.removeAll()
+        tracksPositions = false
         holes = 0
     }
 
     func index(of object: NSManagedObject) -> Int? {
-        guard let position = positions.position(of: ObjectIdentifier(object)) else { return nil }
+        guard contains(object) else { return nil }
+        guard tracksPositions, let position = positions.position(of: ObjectIdentifier(object)) else {
+            return storage.firstIndex { $0 === object }
+        }
         guard holes > 0 else { return position }
         let hole = Self.hole
         return storage[..<position].reduce(0) { count, member in member === hole ? count : count + 1 }
@@ -131,6 +155,6 @@ struct ObjectList: Sequence {
 
     /// Whether both lists hold the same objects (in the same order when `ordered`).
     func sameMembers(as other: ObjectList, ordered: Bool) -> Bool {
-        ordered ? objects.elementsEqual(other.objects, by: ===) : positions == other.positions
+        ordered ? objects.elementsEqual(other.objects, by: ===) : members == other.members
     }
 }

@@ -91,9 +91,37 @@ import Testing
         withExtendedLifetime(store) {}
     }
 
+    /// Objects added and removed in a shuffled order: the identity set agrees with a
+    /// `Set<ObjectIdentifier>` after every step, and equal sets compare equal.
+    @Test func identitySetAgreesWithASet() {
+        let entity = GraphTestModel.entity("Item")
+        let objects = (0..<2_000).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
+        var generator = SeededGenerator(state: 0x1D)
+        var set = IdentitySet()
+        var expected = Set<ObjectIdentifier>()
+        #expect(set.remove(ObjectIdentifier(objects[0])) == false && set.count == 0)
+        for object in objects {
+            let id = ObjectIdentifier(object)
+            #expect(set.insert(id) == expected.insert(id).inserted)
+        }
+        #expect(set.insert(ObjectIdentifier(objects[7])) == false)
+        for (step, object) in objects.shuffled(using: &generator).enumerated() where step % 4 != 0 {
+            let id = ObjectIdentifier(object)
+            #expect(set.remove(id) == (expected.remove(id) != nil))
+        }
+        #expect(set.count == expected.count)
+        #expect(objects.allSatisfy { set.contains(ObjectIdentifier($0)) == expected.contains(ObjectIdentifier($0)) })
+        var rebuilt = IdentitySet()
+        for id in expected.shuffled(using: &generator) { rebuilt.insert(id) }
+        #expect(rebuilt == set)
+        rebuilt.remove(expected.first!)
+        #expect(rebuilt != set)
+        set.removeAll()
+        #expect(set.count == 0 && !set.contains(ObjectIdentifier(objects[1])))
+    }
+
     /// Objects added, moved and removed in a shuffled order: the positions agree with a
-    /// `[ObjectIdentifier: Int]` after every step, and equal member sets compare equal
-    /// whatever their positions.
+    /// `[ObjectIdentifier: Int]` after every step.
     @Test func identityPositionsAgreeWithADictionary() {
         let entity = GraphTestModel.entity("Item")
         let objects = (0..<2_000).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
@@ -118,13 +146,8 @@ import Testing
         }
         #expect(positions.count == expected.count)
         #expect(objects.allSatisfy { positions.position(of: ObjectIdentifier($0)) == expected[ObjectIdentifier($0)] })
-        var rebuilt = IdentityPositions()
-        for id in expected.keys.shuffled(using: &generator) { rebuilt.insert(id, position: 0) }
-        #expect(rebuilt == positions)
-        rebuilt.remove(expected.keys.first!)
-        #expect(rebuilt != positions)
         positions.removeAll()
-        #expect(positions.count == 0 && !positions.contains(ObjectIdentifier(objects[1])))
+        #expect(positions.count == 0 && positions.position(of: ObjectIdentifier(objects[1])) == nil)
     }
 
     /// A bucket of bare keys, kept in runs as the registry keeps them.
