@@ -18,6 +18,8 @@ struct Sizes: Codable {
     var w7ItemsPerTransaction = 10
     /// W9: rows of one batch insert.
     var w9Rows = 1_000_000
+    /// W10: children linked one at a time to one parent, then deleted with it.
+    var w10Children = 100_000
 
     init(scale: Double) {
         func scaled(_ value: Int) -> Int { max(1, Int((Double(value) * scale).rounded())) }
@@ -29,6 +31,7 @@ struct Sizes: Codable {
         w6Updates = min(w2Rows, scaled(w6Updates))
         w7Transactions = scaled(w7Transactions)
         w9Rows = scaled(w9Rows)
+        w10Children = scaled(w10Children)
     }
 
     /// W7's store: every transaction of every thread has items of its own.

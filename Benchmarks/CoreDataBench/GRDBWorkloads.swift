@@ -91,6 +91,32 @@ enum GRDBWorkloads {
         watch.stop()
     }
 
+    /// W10 (see ``RawWorkloads/w10LinkAndCascade(_:children:_:)``), through cached statements.
+    static func w10LinkAndCascade(_ url: URL, children: Int, _ watch: inout Stopwatch) throws -> Int64 {
+        let queue = try open(url)
+        let (child, parent) = try queue.read { db in
+            (try Int64.fetchOne(db, sql: "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Child'") ?? 0,
+             try Int64.fetchOne(db, sql: "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Parent'") ?? 0)
+        }
+        watch.start()
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO ZPARENT (Z_PK, Z_ENT, Z_OPT, ZINDEX) VALUES (1, ?, 1, 0)", arguments: [parent])
+            let insert = try db.cachedStatement(sql: "INSERT INTO ZCHILD (Z_PK, Z_ENT, Z_OPT, ZVALUE, ZPARENT) VALUES (?, ?, 1, ?, 1)")
+            for pk in 1...Int64(children) { try insert.execute(arguments: [pk, child, BenchValues.childValue(pk)]) }
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [children, child])
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT = ?", arguments: [parent])
+        }
+        watch.stop()
+        let linked = try queue.read { db in try Int64.fetchOne(db, sql: RawWorkloads.w10Linked) ?? -1 }
+        watch.start()
+        try queue.write { db in
+            try db.execute(sql: "DELETE FROM ZCHILD WHERE ZPARENT = 1")
+            try db.execute(sql: "DELETE FROM ZPARENT WHERE Z_PK = 1")
+        }
+        watch.stop()
+        return linked &* 1_000_003 &+ (try queue.read { db in try Int64.fetchOne(db, sql: RawWorkloads.w10Left) ?? -1 })
+    }
+
     static func w2FetchAll(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
         let queue = try open(url)
         watch.start()

@@ -38,6 +38,36 @@ enum OpenCoreDataWorkloads {
         }
     }
 
+    /// W10: one parent and `children` children, each linked through its to-one
+    /// (`child.parent = parent`, as an import does), one save; then the parent deleted, which
+    /// cascades to the children, one save. Returns what ``RawWorkloads/w10LinkAndCascade(_:children:_:)``
+    /// returns.
+    static func w10LinkAndCascade(_ url: URL, model: NSManagedObjectModel, children: Int, _ watch: inout Stopwatch) throws -> Int64 {
+        let context = try open(url, model: model)
+        let check = try RawDatabase(path: url.path)
+        watch.start()
+        let parent = try context.performAndWait {
+            let parent = NSEntityDescription.insertNewObject(forEntityName: "Parent", into: context)
+            parent.setValue(Int64(0), forKey: "index")
+            for pk in 1...Int64(children) {
+                let child = NSEntityDescription.insertNewObject(forEntityName: "Child", into: context)
+                child.setValue(BenchValues.childValue(pk), forKey: "value")
+                child.setValue(parent, forKey: "parent")
+            }
+            try context.save()
+            return parent
+        }
+        watch.stop()
+        let linked = try check.integer(RawWorkloads.w10Linked)
+        watch.start()
+        try context.performAndWait {
+            context.delete(parent)
+            try context.save()
+        }
+        watch.stop()
+        return linked &* 1_000_003 &+ (try check.integer(RawWorkloads.w10Left))
+    }
+
     /// W9: W1's rows written by one `NSBatchInsertRequest`. The row dictionaries are the
     /// request's input, built before the clock starts (raw SQLite's values need no building).
     static func w9BatchInsert(_ url: URL, model: NSManagedObjectModel, count: Int, _ watch: inout Stopwatch) throws {

@@ -54,6 +54,36 @@ enum RawWorkloads {
         try db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(base + total) WHERE Z_ENT = \(entity); COMMIT")
     }
 
+    /// W10: one parent and `children` rows pointing to it, one transaction; then the children
+    /// and the parent deleted, one transaction. Returns the rows linked after the first part
+    /// (times 1,000,003) plus the rows left after the second.
+    static func w10LinkAndCascade(_ url: URL, children: Int, _ watch: inout Stopwatch) throws -> Int64 {
+        let db = try open(url)
+        let child = try db.integer("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Child'")
+        let parent = try db.integer("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Parent'")
+        watch.start()
+        try db.execute("BEGIN IMMEDIATE; INSERT INTO ZPARENT (Z_PK, Z_ENT, Z_OPT, ZINDEX) VALUES (1, \(parent), 1, 0)")
+        let insert = try db.prepare("INSERT INTO ZCHILD (Z_PK, Z_ENT, Z_OPT, ZVALUE, ZPARENT) VALUES (?, ?, 1, ?, 1)")
+        for pk in 1...Int64(children) {
+            insert.bind(pk, at: 1)
+            insert.bind(child, at: 2)
+            insert.bind(BenchValues.childValue(pk), at: 3)
+            _ = try insert.step()
+            insert.reset()
+        }
+        try db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(children) WHERE Z_ENT = \(child); UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT = \(parent); COMMIT")
+        watch.stop()
+        let linked = try db.integer(w10Linked)
+        watch.start()
+        try db.execute("BEGIN IMMEDIATE; DELETE FROM ZCHILD WHERE ZPARENT = 1; DELETE FROM ZPARENT WHERE Z_PK = 1; COMMIT")
+        watch.stop()
+        return linked &* 1_000_003 &+ (try db.integer(w10Left))
+    }
+
+    /// W10's checks: the children linked to a parent, and the rows left.
+    static let w10Linked = "SELECT count(*) FROM ZCHILD WHERE ZPARENT IS NOT NULL"
+    static let w10Left = "SELECT (SELECT count(*) FROM ZCHILD) + (SELECT count(*) FROM ZPARENT)"
+
     static func w2FetchAll(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {
         let db = try open(url)
         watch.start()

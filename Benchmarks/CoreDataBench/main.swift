@@ -1,9 +1,10 @@
 import Foundation
 import OpenCoreData
 
-// coredata-bench: issues 6, 13 and 15's workloads W1–W9, each through raw SQLite (the limit), GRDB
-// records (the peer) and OpenCoreData, in one process (W5 in child processes, to read each
-// engine's peak RSS on its own). W8 (typed subclasses through NSPersistentContainer) is measured
+// coredata-bench: issues 6, 13 and 15's workloads W1–W9, and W10 (a relationship of 100,000
+// children built and deleted, no goal), each through raw SQLite (the limit), GRDB records (the
+// peer) and OpenCoreData, in one process (W5 in child processes, to read each engine's peak RSS
+// on its own). W8 (typed subclasses through NSPersistentContainer) is measured
 // against W1 and W2's OpenCoreData times of the same run, so `--only W8` runs W1 and W2 too.
 // Usage:
 //
@@ -364,7 +365,20 @@ func runBenchmarks(_ options: Options) throws {
         ratioGoal(&w, 3.0)
         workloads.append(w)
     }
-    workloads.sort { $0.id < $1.id }
+    if wanted("W10") {
+        let title = "link \(sizes.w10Children) children to one parent one at a time, one save; delete the parent (cascade), one save"
+        let w = measure("W10", title, goal: "none (not in issue 13)", options: options, sets: sets) { engine, run, watch, _ in
+            let url = try sets.newStore("w10-\(engine.rawValue)-\(run).sqlite")
+            defer { DataSets.remove(url) }
+            switch engine {
+            case .raw: return try RawWorkloads.w10LinkAndCascade(url, children: sizes.w10Children, &watch)
+            case .grdb: return try GRDBWorkloads.w10LinkAndCascade(url, children: sizes.w10Children, &watch)
+            case .openCoreData: return try OpenCoreDataWorkloads.w10LinkAndCascade(url, model: model, children: sizes.w10Children, &watch)
+            }
+        }
+        workloads.append(w)
+    }
+    workloads.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
 
     let table = TableFormatter.render(workloads, machine: machine, runs: options.runs, scale: options.scale)
     print(table)
