@@ -27,6 +27,10 @@ struct SQLiteRowWriter {
     private var lastPlace: (entity: ObjectIdentifier, layout: SQLiteRowLayout, number: Int64)?
     private var lastInsert: (number: Int64, prepared: Prepared)?
     private var lastUpdate: (key: UpdateKey, prepared: Prepared)?
+    /// The last delete's entity, statement and to-many mappings: building the statement's text
+    /// and looking it up per row (quoting the table name, hashing the SQL) cost more than SQLite's
+    /// delete itself.
+    private var lastDelete: (number: Int64, statement: Statement, toMany: [SQLToManyMapping])?
 
     private struct Prepared {
         let statement: Statement
@@ -110,14 +114,20 @@ struct SQLiteRowWriter {
         let (layout, number) = place(snapshot)
         let key = snapshot.objectID.primaryKey ?? 0
         let dialect = store.dialect
-        try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(layout.table)) WHERE Z_PK = ? AND Z_OPT = ?")
-            .run([key.databaseValue, snapshot.version.databaseValue], db)
+        if lastDelete?.number != number {
+            let statement = try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(layout.table)) WHERE Z_PK = ? AND Z_OPT = ?")
+            lastDelete = (number, statement, schema.entity(number: number).map { Array($0.toMany.values) } ?? [])
+        }
+        guard let (_, statement, toMany) = lastDelete else { return }
+        var values = ParameterBinder(statement)
+        try values.append(key.databaseValue)
+        try values.append(snapshot.version.databaseValue)
+        try values.run(db)
         if db.changesCount == 0 {
             conflicts.deleted.append(snapshot)
             return
         }
-        let toMany = schema.entity(number: number)?.toMany ?? [:]
-        for mapping in toMany.values {
+        for mapping in toMany {
             switch mapping {
             case .joinTable(let name, let source, _, _):
                 try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(name)) WHERE \(dialect.quote(source)) = ?").run([key.databaseValue], db)
