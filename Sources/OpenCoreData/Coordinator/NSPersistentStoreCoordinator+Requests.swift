@@ -422,21 +422,27 @@ extension NSPersistentStoreCoordinator {
 
     /// Throws `NSManagedObjectExternalRelationshipError` when a relationship of the snapshot at
     /// `index` of `snapshots` points to an object of another store. The snapshot is read in place
-    /// (passing it would copy it), and only when its entity has relationships.
+    /// (passing it would copy it), and only when its entity has relationships; its destinations
+    /// are checked where they are (gathering them in an array cost about 2,000 instructions a
+    /// saved row).
     private func checkSameStore(_ snapshots: [ObjectSnapshot], at index: Int, store: NSPersistentStore) throws {
         guard !snapshots[index].layout.relationshipSlots.isEmpty else { return }
         let snapshot = snapshots[index]
-        var destinations: [(String, NSManagedObjectID)] = []
-        let layout = snapshot.layout
-        for slot in layout.relationshipSlots where layout.kinds[slot] == .toOne {
-            if let id = snapshot.slots[slot].objectID { destinations.append((layout.properties[slot].name, id)) }
-        }
-        for (key, ids) in snapshot.toMany { destinations += ids.map { (key, $0) } }
-        for (key, id) in destinations where !id.isTemporaryID && id.storeIdentifier != store.identifier {
+        let identifier = store.identifier
+        func check(_ id: NSManagedObjectID, key: @autoclosure () -> String) throws {
+            guard !id.isTemporaryID, id.storeIdentifier != identifier else { return }
+            let key = key()
             throw PersistentStoreErrors.make(
                 NSManagedObjectExternalRelationshipError,
                 "Relationship '\(key)' of object \(snapshot.objectID) points to \(id) in another store; relationships can't cross stores.",
                 stores: [store], userInfo: [NSAffectedObjectsErrorKey: [snapshot.objectID], NSValidationKeyErrorKey: key])
+        }
+        let layout = snapshot.layout
+        for slot in layout.relationshipSlots where layout.kinds[slot] == .toOne {
+            if let id = snapshot.slots[slot].objectID { try check(id, key: layout.properties[slot].name) }
+        }
+        for (key, ids) in snapshot.toMany {
+            for id in ids { try check(id, key: key) }
         }
     }
 }
