@@ -11,14 +11,7 @@
 /// Every change is recorded, so undo brings back the object and its relationships.
 extension NSManagedObjectContext {
     func propagateDeletions() {
-        // Taken a batch at a time (the deletions a batch cascades to are the next batch), in
-        // the order they were made: taking the first each time moved the rest, O(n²) to
-        // delete n objects at once.
-        while !pendingDeletions.isEmpty {
-            let batch = pendingDeletions
-            pendingDeletions = []
-            for object in batch { propagateDeletion(of: object) }
-        }
+        while let object = pendingDeletions.next() { propagateDeletion(of: object) }
     }
 
     /// Runs the delete rules of `object`, deleted since the last run.

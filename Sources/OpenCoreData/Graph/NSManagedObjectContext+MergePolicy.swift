@@ -70,7 +70,7 @@ extension NSManagedObjectContext {
         if deletedList.contains(object) {
             if type == .rollbackMergePolicyType {
                 deletedList.remove(object)
-                pendingDeletions.removeAll { $0 === object }
+                pendingDeletions.remove(object)
                 object.load(current, in: self)
                 eventRefreshed.insert(object)
             } else {
@@ -124,7 +124,7 @@ extension NSManagedObjectContext {
         object.takeFetchedSnapshot()
         updatedList.remove(object)
         deletedList.remove(object)
-        pendingDeletions.removeAll { $0 === object }
+        pendingDeletions.remove(object)
         if !object.faultFlag { object.turnIntoFault() }
         object.managedObjectContext = nil
         eventDeleted.insert(object)

@@ -131,7 +131,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// 0 means "not known".
     @exclusivity(unchecked) var listEpoch: UInt64 = 1
     /// Deleted objects whose delete rules have not run yet.
-    var pendingDeletions: [NSManagedObject] = []
+    var pendingDeletions = DeletionQueue()
     /// Temporary IDs of objects a child's save inserted here, until this context gives them
     /// permanent IDs (``childIDAliases`` then remembers them).
     var childInsertedIDs: Set<NSManagedObjectID> = []
@@ -457,7 +457,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             return
         }
         deletedList.remove(object)
-        pendingDeletions.removeAll { $0 === object }
+        pendingDeletions.remove(object)
         eventDeleted.remove(object)
         registry[object.objectID] = object
         if !object.hasCommittedSnapshot {

@@ -67,6 +67,29 @@ struct DeleteRuleTests {
         #expect(run.isDeleted)
     }
 
+    /// A `prepareForDeletion()` that makes the context process its pending changes again: the
+    /// nested run takes the deletions still waiting (every owner's cascade runs once), as the
+    /// outer run would have.
+    @Test func prepareForDeletionThatProcessesPendingChangesLeavesNoRuleUnrun() {
+        let model = GraphTestModel.make()
+        model.register(ReentrantOwner.self, forEntityName: "Owner")
+        let context = GraphTestModel.context(model: model)
+        let owners = (0..<3).map { _ in GraphTestModel.insert("Owner", context) }
+        let items = owners.map { owner in
+            let item = GraphTestModel.insert("Item", context)
+            owner.mutableSetValue(forKey: "cascadeItems").add(item)
+            return item
+        }
+        context.processPendingChanges()
+        for owner in owners { context.delete(owner) }
+        context.processPendingChanges()
+        // Never saved: deleted, they are dropped.
+        let preparations = owners.map { ($0 as? ReentrantOwner)?.preparations ?? 0 }
+        #expect(context.insertedObjects.isEmpty && context.deletedObjects.isEmpty)
+        #expect(items.allSatisfy { !$0.isInserted } && preparations == [1, 1, 1])
+        #expect(context.registeredObjects.isEmpty)
+    }
+
     @Test func deletingANewObjectDiscardsIt() {
         let context = GraphTestModel.context()
         let klass = GraphTestModel.insert("ClassEntity", context)
@@ -91,5 +114,14 @@ extension NSManagedObjectContext {
         }
         processPendingChanges()
         undoManager?.removeAllActions()
+    }
+}
+
+/// An owner whose `prepareForDeletion()` makes its context process pending changes.
+final class ReentrantOwner: NSManagedObject {
+    private(set) var preparations = 0
+    override func prepareForDeletion() {
+        preparations += 1
+        managedObjectContext?.processPendingChanges()
     }
 }
