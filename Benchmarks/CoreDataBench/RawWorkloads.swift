@@ -55,8 +55,9 @@ enum RawWorkloads {
     }
 
     /// W10: one parent and `children` rows pointing to it, one transaction; then the children
-    /// and the parent deleted, one transaction. Returns the rows linked after the first part
-    /// (times 1,000,003) plus the rows left after the second.
+    /// and the parent deleted (two set-based statements), one transaction. Returns the
+    /// parent's children after the first part (their count times 1,000,003 plus the sum of
+    /// their values) plus the rows left after the second.
     static func w10LinkAndCascade(_ url: URL, children: Int, _ watch: inout Stopwatch) throws -> Int64 {
         let db = try open(url)
         let child = try db.integer("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Child'")
@@ -80,8 +81,8 @@ enum RawWorkloads {
         return linked &* 1_000_003 &+ (try db.integer(w10Left))
     }
 
-    /// W10's checks: the children linked to a parent, and the rows left.
-    static let w10Linked = "SELECT count(*) FROM ZCHILD WHERE ZPARENT IS NOT NULL"
+    /// W10's checks: the parent's children (count and values), and the rows left.
+    static let w10Linked = "SELECT count(*) * 1000003 + coalesce(sum(ZVALUE), 0) FROM ZCHILD WHERE ZPARENT = (SELECT min(Z_PK) FROM ZPARENT)"
     static let w10Left = "SELECT (SELECT count(*) FROM ZCHILD) + (SELECT count(*) FROM ZPARENT)"
 
     static func w2FetchAll(_ url: URL, _ watch: inout Stopwatch) throws -> Int64 {

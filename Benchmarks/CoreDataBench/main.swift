@@ -366,7 +366,7 @@ func runBenchmarks(_ options: Options) throws {
         workloads.append(w)
     }
     if wanted("W10") {
-        let title = "link \(sizes.w10Children) children to one parent one at a time, one save; delete the parent (cascade), one save"
+        let title = "link \(sizes.w10Children) children to one parent one at a time, one save; delete the parent (cascade; raw, GRDB: two DELETEs), one save"
         let w = measure("W10", title, goal: "none (not in issue 13)", options: options, sets: sets) { engine, run, watch, _ in
             let url = try sets.newStore("w10-\(engine.rawValue)-\(run).sqlite")
             defer { DataSets.remove(url) }

@@ -344,6 +344,9 @@ extension NSManagedObject: KeyValueCoding {
         // Not kept: dropping the slot's reference leaves `list` the only one.
         if context?.keepsOldValue(of: self, slot: slot) != true { old = .none }
         change(&list)
+        // An ordered relationship is read by index (`ManagedOrderedSet`), which a list with
+        // holes answers in O(n): its holes go at once (a removal costs O(n), as it did).
+        if (layout.properties[slot] as? NSRelationshipDescription)?.isOrdered == true { list.closeHoles() }
         putSlotValue(.other(list), at: slot)
         context?.recordChange(of: self, slot: slot, oldValue: old)
     }

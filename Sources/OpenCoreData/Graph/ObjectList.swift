@@ -9,7 +9,9 @@
 /// once they are half of it. Removing each of n members (deleting the children of one parent,
 /// emptying a relationship) is O(n) in all, where searching for each and closing its gap at
 /// once made it O(n²). Positions are kept from a list's first removal on: most lists only grow
-/// (a prefetch's, the context's inserted objects until a save), and pay nothing for them.
+/// (a prefetch's, the context's inserted objects until a save), and pay nothing for them. An
+/// ordered relationship's list closes its holes after each change, as it is read by index
+/// (``NSManagedObject/changeToManyList(at:_:)``).
 struct ObjectList: Sequence {
     /// The members in order, with ``hole`` where members were removed (``holes`` of them).
     private var storage: [NSManagedObject] = []
@@ -85,10 +87,8 @@ struct ObjectList: Sequence {
             positions.reserveCapacity(storage.count)
             for position in storage.indices { positions.insert(ObjectIdentifier(storage[position]), position: position) }
         }
-        guard let position = positions.remove(id) else {
-            assertionFailure("a member of a list that keeps positions has one")
-            return true
-        }
+        // Every member has a position while they are kept; the search is a fallback only.
+        guard let position = positions.remove(id) ?? storage.firstIndex(where: { $0 === object }) else { return true }
         let hole = Self.hole
         if position == storage.count - 1 {
             storage.removeLast()
@@ -107,8 +107,8 @@ struct ObjectList: Sequence {
         return true
     }
 
-    /// Moves the members over the holes, keeping their order.
-    private mutating func closeHoles() {
+    /// Moves the members over the holes, keeping their order: O(n) when there are holes.
+    mutating func closeHoles() {
         guard holes > 0 else { return }
         let hole = Self.hole
         var kept = 0

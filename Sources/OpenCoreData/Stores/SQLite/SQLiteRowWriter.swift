@@ -27,10 +27,19 @@ struct SQLiteRowWriter {
     private var lastPlace: (entity: ObjectIdentifier, layout: SQLiteRowLayout, number: Int64)?
     private var lastInsert: (number: Int64, prepared: Prepared)?
     private var lastUpdate: (key: UpdateKey, prepared: Prepared)?
-    /// The last delete's entity, statement and to-many mappings: building the statement's text
-    /// and looking it up per row (quoting the table name, hashing the SQL) cost more than SQLite's
-    /// delete itself.
-    private var lastDelete: (number: Int64, statement: Statement, toMany: [SQLToManyMapping])?
+    /// Delete statements by entity, with the entity's join-table deletes and destination keys
+    /// to clear: building each statement's text and looking it up per row (quoting the table
+    /// name, hashing the SQL) cost more than SQLite's delete itself.
+    private var deletes: [Int64: PreparedDelete] = [:]
+    private var lastDelete: (number: Int64, prepared: PreparedDelete)?
+
+    private struct PreparedDelete {
+        let statement: Statement
+        /// `DELETE FROM <join table> WHERE <source column> = ?`, one per many-to-many relationship.
+        let joinRows: [Statement]
+        /// The destination tables' columns that hold the deleted row's key.
+        let destinationKeys: [(table: String, column: String, orderColumn: String?)]
+    }
 
     private struct Prepared {
         let statement: Statement
@@ -114,12 +123,30 @@ struct SQLiteRowWriter {
         let (layout, number) = place(snapshot)
         let key = snapshot.objectID.primaryKey ?? 0
         let dialect = store.dialect
-        if lastDelete?.number != number {
-            let statement = try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(layout.table)) WHERE Z_PK = ? AND Z_OPT = ?")
-            lastDelete = (number, statement, schema.entity(number: number).map { Array($0.toMany.values) } ?? [])
+        let prepared: PreparedDelete
+        if let lastDelete, lastDelete.number == number {
+            prepared = lastDelete.prepared
+        } else if let cached = deletes[number] {
+            prepared = cached
+        } else {
+            var joinRows: [Statement] = []
+            var destinationKeys: [(table: String, column: String, orderColumn: String?)] = []
+            for mapping in schema.entity(number: number).map({ Array($0.toMany.values) }) ?? [] {
+                switch mapping {
+                case .joinTable(let name, let source, _, _):
+                    joinRows.append(try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(name)) WHERE \(dialect.quote(source)) = ?"))
+                case .destinationKey(let table, let column, let orderColumn, _):
+                    destinationKeys.append((table, column, orderColumn))
+                case .inverseForeignKey:
+                    continue
+                }
+            }
+            prepared = PreparedDelete(statement: try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(layout.table)) WHERE Z_PK = ? AND Z_OPT = ?"),
+                                      joinRows: joinRows, destinationKeys: destinationKeys)
+            deletes[number] = prepared
         }
-        guard let (_, statement, toMany) = lastDelete else { return }
-        var values = ParameterBinder(statement)
+        lastDelete = (number, prepared)
+        var values = ParameterBinder(prepared.statement)
         try values.append(key.databaseValue)
         try values.append(snapshot.version.databaseValue)
         try values.run(db)
@@ -127,15 +154,9 @@ struct SQLiteRowWriter {
             conflicts.deleted.append(snapshot)
             return
         }
-        for mapping in toMany {
-            switch mapping {
-            case .joinTable(let name, let source, _, _):
-                try db.cachedStatement(sql: "DELETE FROM \(dialect.quote(name)) WHERE \(dialect.quote(source)) = ?").run([key.databaseValue], db)
-            case .destinationKey(let table, let column, let orderColumn, _):
-                try store.clearDestinationKeys(table: table, column: column, orderColumn: orderColumn, source: key, db: db)
-            case .inverseForeignKey:
-                continue
-            }
+        for statement in prepared.joinRows { try statement.run([key.databaseValue], db) }
+        for (table, column, orderColumn) in prepared.destinationKeys {
+            try store.clearDestinationKeys(table: table, column: column, orderColumn: orderColumn, source: key, db: db)
         }
     }
 }
