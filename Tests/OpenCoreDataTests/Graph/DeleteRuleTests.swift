@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import OpenCoreData
 
@@ -88,6 +89,44 @@ struct DeleteRuleTests {
         #expect(context.insertedObjects.isEmpty && context.deletedObjects.isEmpty)
         #expect(items.allSatisfy { !$0.isInserted } && preparations == [1, 1, 1])
         #expect(context.registeredObjects.isEmpty)
+    }
+
+    /// Deleting objects of two entities related many-to-many in one save removes their links
+    /// (join rows, in a SQL store): a new context reads only what is left, on every store.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func deletingBothSidesOfAManyToManyInOneSaveLeavesNoLinks(storeType: String) throws {
+        let s = try CatalogScenario(storeType: storeType)
+        let tags = ["t1", "t2"].map { s.insert("Tag", ["name": $0]) }
+        let posts = ["p1", "p2"].map { s.insert("Post", ["title": $0]) }
+        s.context.performAndWait {
+            for post in posts { post.setValue(Set(tags), forKey: "tags") }
+        }
+        try s.save()
+        s.context.performAndWait {
+            s.context.delete(tags[0])
+            s.context.delete(posts[0])
+        }
+        try s.save()
+        let fresh = CatalogScenario.newContext(on: s.coordinator)
+        try fresh.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Post")
+            let left = try fresh.fetch(request)
+            let titles = left.map { $0.value(forKey: "title") as? String }
+            let tagNames = left.map { (($0.value(forKey: "tags") as? Set<NSManagedObject>) ?? []).map { $0.value(forKey: "name") as? String } }
+            #expect(titles == ["p2"])
+            #expect(tagNames == [["t2"]])
+            let tagRequest = NSFetchRequest<NSManagedObject>(entityName: "Tag")
+            let tagsLeft = try fresh.fetch(tagRequest)
+            let postCounts = tagsLeft.map { (($0.value(forKey: "posts") as? Set<NSManagedObject>) ?? []).count }
+            #expect(postCounts == [1])
+        }
+        // A SQL store reads links through the destinations' rows, which hides a join row left
+        // behind: the SQLite store's join table is counted directly.
+        if let sqlite = s.store as? SQLiteStore, let url = sqlite.url,
+           case .joinTable(let table, _, _, _)? = sqlite.schema.entity(named: "Post")?.toMany["tags"] {
+            let rows = try DatabaseQueue(path: url.path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") }
+            #expect(rows == 1)
+        }
     }
 
     @Test func deletingANewObjectDiscardsIt() {
