@@ -10,18 +10,7 @@
 /// about 650 instructions an object when walking a million rows in batches.)
 struct SnapshotsByID: Sequence {
     /// An ID's key and the position of its snapshot in ``snapshots``.
-    private struct Bucket: ProbingBucket {
-        var key: ObjectIDKey?
-        var position = 0
-        init() {}
-        init(_ key: ObjectIDKey, position: Int) {
-            self.key = key
-            self.position = position
-        }
-        var hashBits: UInt64 { key?.probeBits ?? 0 }
-        func holds(_ key: ObjectIDKey) -> Bool { self.key == key }
-        static func hashBits(of key: ObjectIDKey) -> UInt64 { key.probeBits }
-    }
+    private typealias Bucket = PositionBucket<ObjectIDKey>
 
     /// The snapshots kept, nil where one was taken (``take(_:)``).
     private var snapshots: [ObjectSnapshot?] = []

@@ -297,18 +297,7 @@ struct IdentitySet: Equatable {
 /// ``LinearProbingTable``: what `[ObjectIdentifier: Int]` does, hashing the address without
 /// `Hasher`.
 struct IdentityPositions {
-    private struct Bucket: ProbingBucket {
-        var member: ObjectIdentifier?
-        var position = 0
-        init() {}
-        init(_ member: ObjectIdentifier, position: Int) {
-            self.member = member
-            self.position = position
-        }
-        var hashBits: UInt64 { member.map(Self.hashBits(of:)) ?? 0 }
-        func holds(_ key: ObjectIdentifier) -> Bool { member == key }
-        static func hashBits(of key: ObjectIdentifier) -> UInt64 { UInt64(UInt(bitPattern: key)) }
-    }
+    private typealias Bucket = PositionBucket<ObjectIdentifier>
 
     private var table = LinearProbingTable<Bucket>()
 
@@ -345,4 +334,30 @@ struct IdentityPositions {
 
     /// Makes room for `capacity` members without growing on the way.
     mutating func reserveCapacity(_ capacity: Int) { table.reserveCapacity(capacity) }
+}
+
+/// A key of a ``PositionBucket``: its hash bits, as ``ProbingBucket/hashBits(of:)`` gives them.
+protocol PositionKey: Equatable {
+    var positionHashBits: UInt64 { get }
+}
+
+extension ObjectIdentifier: PositionKey {
+    /// The address.
+    var positionHashBits: UInt64 { UInt64(UInt(bitPattern: self)) }
+}
+
+/// A bucket of a key and a position in an array beside the table: what ``IdentityPositions``
+/// (an object's place in an ``ObjectList``) and ``SnapshotsByID`` (a snapshot's place in its
+/// array) keep.
+struct PositionBucket<Key: PositionKey>: ProbingBucket {
+    var key: Key?
+    var position = 0
+    init() {}
+    init(_ key: Key, position: Int) {
+        self.key = key
+        self.position = position
+    }
+    var hashBits: UInt64 { key?.positionHashBits ?? 0 }
+    func holds(_ key: Key) -> Bool { self.key == key }
+    static func hashBits(of key: Key) -> UInt64 { key.positionHashBits }
 }

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// A temporary key holds only the low half of its UUID: every temporary UUID of the process
 /// has the same high half (``TemporaryKeys``).
-struct ObjectIDKey: Hashable, Sendable {
+struct ObjectIDKey: Hashable, Sendable, PositionKey {
     /// Store token in the high half, entity token shifted left by one, and bit 0 set for a
     /// temporary key.
     private let space: UInt64
@@ -71,6 +71,9 @@ struct ObjectIDKey: Hashable, Sendable {
     var runBits: UInt64 {
         ((bits >> 3) &+ space &* 0xC2B2_AE3D_27D4_EB4F) << 3 | bits & 7
     }
+
+    /// ``probeBits``, as a ``PositionBucket`` (``SnapshotsByID``) hashes it.
+    var positionHashBits: UInt64 { probeBits }
 
     /// One word for the hasher instead of two.
     func hash(into hasher: inout Hasher) { hasher.combine(mixedBits) }
