@@ -92,14 +92,12 @@ struct SnapshotsByID: Sequence {
         // value witnesses, about 100 instructions a snapshot).
         var rest = consume read
         let count = rest.count
-        snapshots = [ObjectSnapshot?](unsafeUninitializedCapacity: count) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
+        snapshots = [ObjectSnapshot?](count: count) { base in
             var position = count
             while let snapshot = rest.popLast() {
                 position -= 1
                 (base + position).initialize(to: consume snapshot)
             }
-            initialized = count
         }
     }
 

@@ -216,13 +216,24 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
     /// copied, and the new buckets made empty one by one: `ContiguousArray(repeating:count:)`
     /// copies its value into each element through the value witnesses, and copying a bucket
     /// retains what it holds.
+    ///
+    /// A table with no buckets yet is given its first ones without touching its empty arrays:
+    /// a mutable access to an empty array reads the storage every empty array shares, which
+    /// ThreadSanitizer reports as a race with the standard library's writes to it (see
+    /// `Array.init(count:initializingFrom:)`).
     private mutating func grow(to size: Int) {
+        shift = UInt64(64 - size.trailingZeroBitCount)
+        guard !buckets.isEmpty else {
+            buckets = Self.emptyBuckets(size)
+            control = ContiguousArray(repeating: 0, count: size)
+            tombstones = 0
+            return
+        }
         var old = ContiguousArray<Bucket>()
         swap(&old, &buckets)
         let oldControl = control
         var newBuckets = Self.emptyBuckets(size)
         var newControl = ContiguousArray<UInt8>(repeating: 0, count: size)
-        shift = UInt64(64 - size.trailingZeroBitCount)
         tombstones = 0
         let mask = size - 1, shift = self.shift
         old.withUnsafeMutableBufferPointer { old in
@@ -242,7 +253,8 @@ struct LinearProbingTable<Bucket: ProbingBucket> {
         control = newControl
     }
 
-    /// `count` empty buckets, each initialized in place.
+    /// `count` empty buckets, each initialized in place (`count` is at least 8, so the shared
+    /// empty storage is never written).
     private static func emptyBuckets(_ count: Int) -> ContiguousArray<Bucket> {
         ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
             for index in 0..<count { buffer.initializeElement(at: index, to: Bucket()) }

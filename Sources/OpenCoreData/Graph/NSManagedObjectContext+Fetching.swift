@@ -236,8 +236,7 @@ extension NSManagedObjectContext {
         let count = rows.count
         // Grown once for all the chunks, as one registration would grow it.
         registry.reserveCapacity(count)
-        return [NSManagedObject](unsafeUninitializedCapacity: count) { result, initialized in
-            guard let base = result.baseAddress else { return }
+        return [NSManagedObject](count: count) { base in
             var end = count
             while end > 0 {
                 let start = max(0, end - Self.registrationChunkSize)
@@ -254,7 +253,6 @@ extension NSManagedObjectContext {
                 }
                 end = start
             }
-            initialized = count
         }
     }
 
