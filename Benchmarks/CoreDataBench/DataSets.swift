@@ -20,6 +20,8 @@ struct Sizes: Codable {
     var w9Rows = 1_000_000
     /// W10: children linked one at a time to one parent, then deleted with it.
     var w10Children = 100_000
+    /// W11: W10 with an undo manager recording, on fewer children.
+    var w11Children = 20_000
 
     init(scale: Double) {
         func scaled(_ value: Int) -> Int { max(1, Int((Double(value) * scale).rounded())) }
@@ -32,6 +34,7 @@ struct Sizes: Codable {
         w7Transactions = scaled(w7Transactions)
         w9Rows = scaled(w9Rows)
         w10Children = scaled(w10Children)
+        w11Children = scaled(w11Children)
     }
 
     /// W7's store: every transaction of every thread has items of its own.

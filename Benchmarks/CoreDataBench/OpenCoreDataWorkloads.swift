@@ -41,9 +41,12 @@ enum OpenCoreDataWorkloads {
     /// W10: one parent and `children` children, each linked through its to-one
     /// (`child.parent = parent`, as an import does), one save; then the parent deleted, which
     /// cascades to the children, one save. Returns what ``RawWorkloads/w10LinkAndCascade(_:children:_:)``
-    /// returns.
-    static func w10LinkAndCascade(_ url: URL, model: NSManagedObjectModel, children: Int, _ watch: inout Stopwatch) throws -> Int64 {
+    /// returns. With `undo`, the context has an undo manager (W11), as a macOS context has by
+    /// default: every change registers its inverse.
+    static func w10LinkAndCascade(_ url: URL, model: NSManagedObjectModel, children: Int, undo: Bool = false,
+                                  _ watch: inout Stopwatch) throws -> Int64 {
         let context = try open(url, model: model)
+        if undo { context.undoManager = UndoManager() }
         let check = try RawDatabase(path: url.path)
         watch.start()
         let parent = try context.performAndWait {

@@ -1,8 +1,8 @@
 import Foundation
 import OpenCoreData
 
-// coredata-bench: issues 6, 13 and 15's workloads W1–W9, and W10 (a relationship of 100,000
-// children built and deleted, no goal), each through raw SQLite (the limit), GRDB records (the
+// coredata-bench: issues 6, 13 and 15's workloads W1–W9, W10 (a relationship of 100,000
+// children built and deleted, no goal) and W11 (W10 with an undo manager), each through raw SQLite (the limit), GRDB records (the
 // peer) and OpenCoreData, in one process (W5 in child processes, to read each engine's peak RSS
 // on its own). W8 (typed subclasses through NSPersistentContainer) is measured
 // against W1 and W2's OpenCoreData times of the same run, so `--only W8` runs W1 and W2 too.
@@ -374,6 +374,20 @@ func runBenchmarks(_ options: Options) throws {
             case .raw: return try RawWorkloads.w10LinkAndCascade(url, children: sizes.w10Children, &watch)
             case .grdb: return try GRDBWorkloads.w10LinkAndCascade(url, children: sizes.w10Children, &watch)
             case .openCoreData: return try OpenCoreDataWorkloads.w10LinkAndCascade(url, model: model, children: sizes.w10Children, &watch)
+            }
+        }
+        workloads.append(w)
+    }
+    if wanted("W11") {
+        let title = "W10 with an undo manager recording (as on macOS), \(sizes.w11Children) children; raw, GRDB: W10's statements"
+        let w = measure("W11", title, goal: "none (not in issue 13)", options: options, sets: sets) { engine, run, watch, _ in
+            let url = try sets.newStore("w11-\(engine.rawValue)-\(run).sqlite")
+            defer { DataSets.remove(url) }
+            switch engine {
+            case .raw: return try RawWorkloads.w10LinkAndCascade(url, children: sizes.w11Children, &watch)
+            case .grdb: return try GRDBWorkloads.w10LinkAndCascade(url, children: sizes.w11Children, &watch)
+            case .openCoreData:
+                return try OpenCoreDataWorkloads.w10LinkAndCascade(url, model: model, children: sizes.w11Children, undo: true, &watch)
             }
         }
         workloads.append(w)
