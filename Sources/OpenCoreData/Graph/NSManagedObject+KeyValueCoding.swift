@@ -329,26 +329,29 @@ extension NSManagedObject: KeyValueCoding {
         managedObjectContext?.recordChange(of: self, slot: slot, oldValue: old)
     }
 
-    /// Changes the list of the to-many relationship in `slot` in place and records the change
+    /// Makes `change` to the list of the to-many relationship in `slot` in place and records it
     /// as ``setStoredValue(_:at:)`` does (no hooks; a relationship fault is read first).
     ///
-    /// The list leaves its slot while `change` runs, so that changing it copies nothing, unless
-    /// the context keeps the list as it was (the event's first change of the slot, or any change
-    /// while an undo manager records). Setting a changed copy, as other values are set, copied
-    /// the whole list at every change: adding n destinations one at a time cost O(n²).
-    func changeToManyList(at slot: Int, _ change: (inout ObjectList) -> Void) {
+    /// The list leaves its slot while it changes, so that changing it copies nothing, unless the
+    /// context keeps the list as it was for the event's first change of the slot. Undo gets the
+    /// inverse change, not the list as it was. Setting a changed copy, as other values are set,
+    /// copied the whole list at every change (and keeping it for undo did, until undo recorded
+    /// the inverse): adding n destinations one at a time cost O(n²).
+    func changeToManyList(at slot: Int, _ change: ObjectList.Change) {
         fireFaultIfNeeded()
         var list = toManyList(at: slot)
         let context = managedObjectContext
+        let isOrdered = (layout.properties[slot] as? NSRelationshipDescription)?.isOrdered == true
         var old = putSlotValue(.none, at: slot)
         // Not kept: dropping the slot's reference leaves `list` the only one.
-        if context?.keepsOldValue(of: self, slot: slot) != true { old = .none }
-        change(&list)
+        if context?.keepsEventOldValue(of: self, slot: slot) != true { old = .none }
+        let inverse = context?.undoManager == nil ? nil : list.inverse(of: change, keepingPosition: isOrdered)
+        list.apply(change)
         // An ordered relationship is read by index (`ManagedOrderedSet`), which a list with
         // holes answers in O(n): its holes go at once (a removal costs O(n), as it did).
-        if (layout.properties[slot] as? NSRelationshipDescription)?.isOrdered == true { list.closeHoles() }
+        if isOrdered { list.closeHoles() }
         putSlotValue(.other(list), at: slot)
-        context?.recordChange(of: self, slot: slot, oldValue: old)
+        context?.recordListChange(of: self, slot: slot, oldValue: old, inverse: inverse)
     }
 
     /// ``setStoredValue(_:at:)`` by key (nothing for a key with no slot).
@@ -361,6 +364,16 @@ extension NSManagedObject: KeyValueCoding {
     func restoreStoredValue(_ value: Any?, forKey key: String) {
         willChangeValue(forKey: key)
         setStoredValue(value, forKey: key)
+        didChangeValue(forKey: key)
+        if managedObjectContext?.undoManager?.isUndoing == true { awakeFromSnapshotEvents(.undoUpdate) }
+    }
+
+    /// Puts back one change of a to-many relationship's list recorded for undo, as
+    /// ``restoreStoredValue(_:forKey:)`` puts back a value.
+    func restoreListChange(_ change: ObjectList.Change, forKey key: String) {
+        guard let slot = slot(forKey: key) else { return }
+        willChangeValue(forKey: key)
+        changeToManyList(at: slot, change)
         didChangeValue(forKey: key)
         if managedObjectContext?.undoManager?.isUndoing == true { awakeFromSnapshotEvents(.undoUpdate) }
     }

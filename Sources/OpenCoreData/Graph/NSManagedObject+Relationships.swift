@@ -65,7 +65,7 @@ extension NSManagedObject {
         if relationship.isToMany {
             guard let slot = slot(forKey: key), !toManyList(at: slot).contains(destination) else { return }
             willChangeValue(forKey: key)
-            changeToManyList(at: slot) { $0.insert(destination) }
+            changeToManyList(at: slot, .insert(destination, at: nil))
             didChangeValue(forKey: key)
         } else {
             guard storedValue(forKey: key) as? NSManagedObject !== destination else { return }
@@ -82,7 +82,7 @@ extension NSManagedObject {
         if relationship.isToMany {
             guard let slot = slot(forKey: key), toManyList(at: slot).contains(destination) else { return }
             willChangeValue(forKey: key)
-            changeToManyList(at: slot) { $0.remove(destination) }
+            changeToManyList(at: slot, .remove(destination))
             didChangeValue(forKey: key)
         } else {
             guard storedValue(forKey: key) as? NSManagedObject === destination else { return }

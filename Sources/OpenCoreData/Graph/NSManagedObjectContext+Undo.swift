@@ -58,10 +58,6 @@ extension NSManagedObjectContext {
 
     /// Records a change of `slot` for undo and change tracking (called after the value
     /// changed, with the value before).
-    ///
-    /// The first change of an object in an event looks it up in the lists (deleted, registered,
-    /// inserted) and puts it among the updated objects; until one of the lists changes
-    /// (``listEpoch``), further changes of that object skip the lookups.
     func recordChange(of object: NSManagedObject, slot: Int, oldValue: consuming SlotValue) {
         guard let state = object.state else { return }
         recordChange(of: object, state: state, slot: slot, oldValue: oldValue)
@@ -81,6 +77,29 @@ extension NSManagedObjectContext {
         } else {
             recordEventChange(of: object, state: state, slot: slot, oldValue: oldValue)
         }
+        noteChanged(object, state: state)
+    }
+
+    /// ``recordChange(of:slot:oldValue:)`` for one change of a to-many relationship's list
+    /// (``NSManagedObject/changeToManyList(at:_:)``): undo gets `inverse`, the change that puts
+    /// the list back, not the list as it was. (`oldValue` is `.none` unless
+    /// ``keepsEventOldValue(of:slot:)``; `inverse` is nil when no undo manager records.)
+    func recordListChange(of object: NSManagedObject, slot: Int, oldValue: consuming SlotValue, inverse: ObjectList.Change?) {
+        guard recordingSuspended == 0, let state = object.state else { return }
+        recordEventChange(of: object, state: state, slot: slot, oldValue: oldValue)
+        if let undoManager, let inverse {
+            let key = object.layout.properties[slot].name
+            undoManager.registerUndo(withTarget: object) { object in object.restoreListChange(inverse, forKey: key) }
+        }
+        noteChanged(object, state: state)
+    }
+
+    /// Lists `object`, just changed, among the updated objects (unless it is inserted or
+    /// deleted). The first change of an object in an event looks it up in the lists (deleted,
+    /// registered, inserted); until one of them changes (``listEpoch``), further changes of it
+    /// skip the lookups.
+    @inline(__always)
+    private func noteChanged(_ object: NSManagedObject, state: ManagedObjectState) {
         if state.listedEpoch == listEpoch { return }
         guard !deletedList.contains(object), registry[object.objectID] === object else { return }
         // An object inserted in an earlier event and changed in this one is reported updated
@@ -90,11 +109,11 @@ extension NSManagedObjectContext {
         state.listedEpoch = listEpoch
     }
 
-    /// Whether ``recordChange(of:slot:oldValue:)`` keeps the old value of `object`'s `slot`:
-    /// for the event's first change of it, or for undo.
-    func keepsOldValue(of object: NSManagedObject, slot: Int) -> Bool {
+    /// Whether ``recordListChange(of:slot:oldValue:inverse:)`` keeps the old value of
+    /// `object`'s `slot`: for the event's first change of it.
+    func keepsEventOldValue(of object: NSManagedObject, slot: Int) -> Bool {
         guard recordingSuspended == 0, let state = object.state else { return false }
-        return undoManager != nil || !state.hasEventChange(ofSlot: slot)
+        return !state.hasEventChange(ofSlot: slot)
     }
 
     /// Adds `slot`'s old value to the event's changes of `object` unless this event changed the

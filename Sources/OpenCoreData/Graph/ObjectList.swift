@@ -107,6 +107,36 @@ struct ObjectList: Sequence {
         return true
     }
 
+    /// One change of a to-many relationship's list: what ``NSManagedObject/changeToManyList(at:_:)``
+    /// makes, and what undo puts back (``inverse(of:keepingPosition:)``) instead of the whole
+    /// list as it was.
+    enum Change {
+        /// Adds the member: at a position among the members (holes not counted), or at the end.
+        case insert(NSManagedObject, at: Int?)
+        /// Removes the member.
+        case remove(NSManagedObject)
+    }
+
+    /// Makes `change` (nothing when it adds a member or removes a stranger).
+    mutating func apply(_ change: Change) {
+        switch change {
+        case let .insert(object, at: position?): insert(object, at: position)
+        case let .insert(object, at: nil): insert(object)
+        case let .remove(object): remove(object)
+        }
+    }
+
+    /// The change that undoes `change` once it is made to this list as it is now. A removed
+    /// member comes back at its position when `keepingPosition` (an ordered relationship's;
+    /// finding it is O(1) in a list without holes once positions are kept), else at the end: an
+    /// unordered relationship's members have no order to keep.
+    func inverse(of change: Change, keepingPosition: Bool) -> Change {
+        switch change {
+        case let .insert(object, _): .remove(object)
+        case let .remove(object): .insert(object, at: keepingPosition ? index(of: object) : nil)
+        }
+    }
+
     /// Moves the members over the holes, keeping their order: O(n) when there are holes.
     mutating func closeHoles() {
         guard holes > 0 else { return }

@@ -58,7 +58,7 @@ struct ContextUndoTests {
     }
 
     /// Several to-many changes in one event are undone together and redone together; every
-    /// change keeps its own old list for undo.
+    /// change registers its own inverse for undo.
     @Test func undoAndRedoSeveralToManyChangesOfOneEvent() {
         let context = GraphTestModel.context(undo: true)
         let owner = GraphTestModel.insert("Owner", context)
@@ -78,6 +78,41 @@ struct ContextUndoTests {
         context.redo()
         #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == [items[1], items[2]])
         #expect(items[0].value(forKey: "nullifyOwner") == nil)
+    }
+
+    /// Undo puts back each change of an ordered relationship's list, not the list as it was: a
+    /// removed member comes back at its position, an added one goes, over one event or more,
+    /// and redo makes the changes again.
+    @Test func undoAndRedoOrderedMembersChangedOneAtATimeKeepTheirPositions() {
+        let context = GraphTestModel.context(undo: true)
+        let list = GraphTestModel.insert("Playlist", context)
+        let tracks = (0..<5).map { _ in GraphTestModel.insert("Track", context) }
+        list.setValue(NSOrderedSet(array: tracks), forKey: "tracks")
+        context.processPendingChanges()
+        // One event: the middle track and the first leave (one through its to-one), a new one joins.
+        let extra = GraphTestModel.insert("Track", context)
+        tracks[2].setValue(nil, forKey: "playlist")
+        list.mutableOrderedSetValue(forKey: "tracks").remove(tracks[0])
+        extra.setValue(list, forKey: "playlist")
+        context.processPendingChanges()
+        // The next: the last leaves.
+        tracks[4].setValue(nil, forKey: "playlist")
+        context.processPendingChanges()
+        let order = { list.mutableOrderedSetValue(forKey: "tracks").array as? [NSManagedObject] ?? [] }
+        #expect(order() == [tracks[1], tracks[3], extra])
+        context.undo()
+        #expect(order() == [tracks[1], tracks[3], tracks[4], extra])
+        #expect(tracks[4].value(forKey: "playlist") as? NSManagedObject === list)
+        context.undo()
+        #expect(order() == tracks)
+        #expect(tracks.allSatisfy { $0.value(forKey: "playlist") as? NSManagedObject === list })
+        #expect(!extra.isInserted && extra.value(forKey: "playlist") == nil)
+        context.redo()
+        #expect(order() == [tracks[1], tracks[3], tracks[4], extra])
+        #expect(tracks[0].value(forKey: "playlist") == nil && tracks[2].value(forKey: "playlist") == nil)
+        context.redo()
+        #expect(order() == [tracks[1], tracks[3], extra])
+        #expect(tracks[4].value(forKey: "playlist") == nil)
     }
 
     @Test func undoAndRedoManyToManyAndOrdered() {
