@@ -330,13 +330,18 @@ extension NSManagedObject: KeyValueCoding {
     }
 
     /// Makes `change` to the list of the to-many relationship in `slot` in place and records it
-    /// as ``setStoredValue(_:at:)`` does (no hooks; a relationship fault is read first).
+    /// for change tracking as ``setStoredValue(_:at:)`` does (no hooks; a relationship fault is
+    /// read first). Undo gets the inverse change, not the list as it was.
     ///
     /// The list leaves its slot while it changes, so that changing it copies nothing, unless the
-    /// context keeps the list as it was for the event's first change of the slot. Undo gets the
-    /// inverse change, not the list as it was. Setting a changed copy, as other values are set,
-    /// copied the whole list at every change (and keeping it for undo did, until undo recorded
-    /// the inverse): adding n destinations one at a time cost O(n²).
+    /// context keeps the list as it was for the event's first change of the slot. Setting a
+    /// changed copy, as other values are set, copied the whole list at every change (and keeping
+    /// it for undo did, until undo recorded the inverse): adding n destinations one at a time
+    /// cost O(n²).
+    ///
+    /// Differs from Apple: after undo of a removal from an unordered relationship the member is
+    /// last in the relationship's order (the order `objectIDs(forRelationshipNamed:)` reports),
+    /// not where it was. An `NSSet` has no order either.
     func changeToManyList(at slot: Int, _ change: ObjectList.Change) {
         fireFaultIfNeeded()
         var list = toManyList(at: slot)

@@ -126,14 +126,20 @@ struct ObjectList: Sequence {
         }
     }
 
-    /// The change that undoes `change` once it is made to this list as it is now. A removed
-    /// member comes back at its position when `keepingPosition` (an ordered relationship's;
-    /// finding it is O(1) in a list without holes once positions are kept), else at the end: an
-    /// unordered relationship's members have no order to keep.
-    func inverse(of change: Change, keepingPosition: Bool) -> Change {
+    /// The change that undoes `change` once it is made to this list as it is now, from what it
+    /// will do here: nil when it changes nothing (adding a member, removing a stranger). A
+    /// removed member comes back at its position when `keepingPosition` (an ordered
+    /// relationship's list, which has no holes: O(1) once it keeps positions, else a search),
+    /// else at the end: an unordered relationship's members have no order to keep. A member
+    /// moved by a positional insertion goes back to where it was.
+    func inverse(of change: Change, keepingPosition: Bool) -> Change? {
         switch change {
-        case let .insert(object, _): .remove(object)
-        case let .remove(object): .insert(object, at: keepingPosition ? index(of: object) : nil)
+        case let .insert(object, at: position):
+            guard contains(object) else { return .remove(object) }
+            return position == nil ? nil : .insert(object, at: index(of: object))
+        case let .remove(object):
+            guard contains(object) else { return nil }
+            return .insert(object, at: keepingPosition ? index(of: object) : nil)
         }
     }
 

@@ -115,6 +115,30 @@ struct ContextUndoTests {
         #expect(tracks[4].value(forKey: "playlist") == nil)
     }
 
+    /// Undo puts back the to-many changes it recorded and no others: a member added while undo
+    /// registration was off stays, on both sides, when the recorded change before it is undone.
+    /// (Putting back the whole list as it was dropped it from the owner's list and left its
+    /// to-one pointing at the owner.)
+    @Test func undoOfAToManyChangeKeepsAnUnrecordedChangeAfterIt() {
+        let context = GraphTestModel.context(undo: true)
+        let owner = GraphTestModel.insert("Owner", context)
+        let items = (0..<2).map { _ in GraphTestModel.insert("Item", context) }
+        context.processPendingChanges()
+        items[0].setValue(owner, forKey: "nullifyOwner")
+        context.processPendingChanges()
+        context.undoManager?.disableUndoRegistration()
+        items[1].setValue(owner, forKey: "nullifyOwner")
+        context.processPendingChanges()
+        context.undoManager?.enableUndoRegistration()
+        context.undo()
+        #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == [items[1]])
+        #expect(items[0].value(forKey: "nullifyOwner") == nil)
+        #expect(items[1].value(forKey: "nullifyOwner") as? NSManagedObject === owner)
+        context.redo()
+        #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == [items[0], items[1]])
+        #expect(items[0].value(forKey: "nullifyOwner") as? NSManagedObject === owner)
+    }
+
     @Test func undoAndRedoManyToManyAndOrdered() {
         let context = GraphTestModel.context(undo: true)
         let author = GraphTestModel.insert("Author", context)
