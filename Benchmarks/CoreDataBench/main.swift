@@ -2,9 +2,9 @@ import Foundation
 import OpenCoreData
 
 // coredata-bench: issues 6, 13 and 15's workloads W1–W9, W10 (a relationship of 100,000
-// children built and deleted, no goal) and W11 (W10 with an undo manager), each through raw SQLite (the limit), GRDB records (the
-// peer) and OpenCoreData, in one process (W5 in child processes, to read each engine's peak RSS
-// on its own). W8 (typed subclasses through NSPersistentContainer) is measured
+// children built and deleted, no goal) and W11 (W10 with an undo manager, no goal), each through
+// raw SQLite (the limit), GRDB records (the peer) and OpenCoreData, in one process (W5 in child
+// processes, to read each engine's peak RSS on its own). W8 (typed subclasses through NSPersistentContainer) is measured
 // against W1 and W2's OpenCoreData times of the same run, so `--only W8` runs W1 and W2 too.
 // Usage:
 //
@@ -365,32 +365,28 @@ func runBenchmarks(_ options: Options) throws {
         ratioGoal(&w, 3.0)
         workloads.append(w)
     }
-    if wanted("W10") {
-        let title = "link \(sizes.w10Children) children to one parent one at a time, one save; delete the parent (cascade; raw, GRDB: two DELETEs), one save"
-        let w = measure("W10", title, goal: "none (not in issue 13)", options: options, sets: sets) { engine, run, watch, _ in
-            let url = try sets.newStore("w10-\(engine.rawValue)-\(run).sqlite")
+    /// W10 and W11: children linked one at a time to one parent, then deleted with it; with
+    /// `undo`, OpenCoreData's context has an undo manager (raw and GRDB run the same statements).
+    func linkAndCascade(_ id: String, _ title: String, children: Int, undo: Bool) {
+        let w = measure(id, title, goal: "none (not in issue 13)", options: options, sets: sets) { engine, run, watch, _ in
+            let url = try sets.newStore("\(id.lowercased())-\(engine.rawValue)-\(run).sqlite")
             defer { DataSets.remove(url) }
             switch engine {
-            case .raw: return try RawWorkloads.w10LinkAndCascade(url, children: sizes.w10Children, &watch)
-            case .grdb: return try GRDBWorkloads.w10LinkAndCascade(url, children: sizes.w10Children, &watch)
-            case .openCoreData: return try OpenCoreDataWorkloads.w10LinkAndCascade(url, model: model, children: sizes.w10Children, &watch)
+            case .raw: return try RawWorkloads.w10LinkAndCascade(url, children: children, &watch)
+            case .grdb: return try GRDBWorkloads.w10LinkAndCascade(url, children: children, &watch)
+            case .openCoreData:
+                return try OpenCoreDataWorkloads.w10LinkAndCascade(url, model: model, children: children, undo: undo, &watch)
             }
         }
         workloads.append(w)
     }
+    if wanted("W10") {
+        linkAndCascade("W10", "link \(sizes.w10Children) children to one parent one at a time, one save; delete the parent (cascade; raw, GRDB: two DELETEs), one save",
+                       children: sizes.w10Children, undo: false)
+    }
     if wanted("W11") {
-        let title = "W10 with an undo manager recording (as on macOS), \(sizes.w11Children) children; raw, GRDB: W10's statements"
-        let w = measure("W11", title, goal: "none (not in issue 13)", options: options, sets: sets) { engine, run, watch, _ in
-            let url = try sets.newStore("w11-\(engine.rawValue)-\(run).sqlite")
-            defer { DataSets.remove(url) }
-            switch engine {
-            case .raw: return try RawWorkloads.w10LinkAndCascade(url, children: sizes.w11Children, &watch)
-            case .grdb: return try GRDBWorkloads.w10LinkAndCascade(url, children: sizes.w11Children, &watch)
-            case .openCoreData:
-                return try OpenCoreDataWorkloads.w10LinkAndCascade(url, model: model, children: sizes.w11Children, undo: true, &watch)
-            }
-        }
-        workloads.append(w)
+        linkAndCascade("W11", "W10 with an undo manager recording (as on macOS), \(sizes.w11Children) children; raw, GRDB: W10's statements",
+                       children: sizes.w11Children, undo: true)
     }
     workloads.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
 
