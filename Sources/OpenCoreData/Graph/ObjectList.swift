@@ -117,7 +117,8 @@ struct ObjectList: Sequence {
         case remove(NSManagedObject)
     }
 
-    /// Makes `change` (nothing when it adds a member or removes a stranger).
+    /// Makes `change`: nothing when it appends a member already there or removes a stranger;
+    /// a member inserted at a position moves there.
     mutating func apply(_ change: Change) {
         switch change {
         case let .insert(object, at: position?): insert(object, at: position)
@@ -127,11 +128,11 @@ struct ObjectList: Sequence {
     }
 
     /// The change that undoes `change` once it is made to this list as it is now, from what it
-    /// will do here: nil when it changes nothing (adding a member, removing a stranger). A
-    /// removed member comes back at its position when `keepingPosition` (an ordered
-    /// relationship's list, which has no holes: O(1) once it keeps positions, else a search),
-    /// else at the end: an unordered relationship's members have no order to keep. A member
-    /// moved by a positional insertion goes back to where it was.
+    /// will do here: nil when it changes nothing (appending a member already there, removing a
+    /// stranger). A removed member comes back at its position when `keepingPosition` (an
+    /// ordered relationship's list, which has no holes: O(1) once it keeps positions, else a
+    /// search), else at the end: an unordered relationship's members have no order to keep. A
+    /// member moved by a positional insertion goes back to where it was.
     func inverse(of change: Change, keepingPosition: Bool) -> Change? {
         switch change {
         case let .insert(object, at: position):
