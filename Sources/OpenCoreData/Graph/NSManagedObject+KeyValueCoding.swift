@@ -367,18 +367,20 @@ extension NSManagedObject: KeyValueCoding {
     /// Puts back a value recorded for undo: the change hooks run and the change is recorded again
     /// (so that redo works).
     func restoreStoredValue(_ value: Any?, forKey key: String) {
-        willChangeValue(forKey: key)
-        setStoredValue(value, forKey: key)
-        didChangeValue(forKey: key)
-        if managedObjectContext?.undoManager?.isUndoing == true { awakeFromSnapshotEvents(.undoUpdate) }
+        restoring(key) { setStoredValue(value, forKey: key) }
     }
 
     /// Puts back one change of a to-many relationship's list recorded for undo, as
     /// ``restoreStoredValue(_:forKey:)`` puts back a value.
     func restoreListChange(_ change: ObjectList.Change, forKey key: String) {
         guard let slot = slot(forKey: key) else { return }
+        restoring(key) { changeToManyList(at: slot, change) }
+    }
+
+    /// Runs `restore` between the change hooks of `key`, then wakes the object for an undo.
+    private func restoring(_ key: String, _ restore: () -> Void) {
         willChangeValue(forKey: key)
-        changeToManyList(at: slot, change)
+        restore()
         didChangeValue(forKey: key)
         if managedObjectContext?.undoManager?.isUndoing == true { awakeFromSnapshotEvents(.undoUpdate) }
     }
