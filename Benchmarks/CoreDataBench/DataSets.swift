@@ -22,6 +22,8 @@ struct Sizes: Codable {
     var w10Children = 100_000
     /// W11: W10 with an undo manager recording, on fewer children.
     var w11Children = 20_000
+    /// W12: W10 with each link its own event, on fewer children.
+    var w12Children = 20_000
 
     init(scale: Double) {
         func scaled(_ value: Int) -> Int { max(1, Int((Double(value) * scale).rounded())) }
@@ -35,6 +37,7 @@ struct Sizes: Codable {
         w9Rows = scaled(w9Rows)
         w10Children = scaled(w10Children)
         w11Children = scaled(w11Children)
+        w12Children = scaled(w12Children)
     }
 
     /// W7's store: every transaction of every thread has items of its own.

@@ -42,9 +42,12 @@ enum OpenCoreDataWorkloads {
     /// (`child.parent = parent`, as an import does), one save; then the parent deleted, which
     /// cascades to the children, one save. Returns what ``RawWorkloads/w10LinkAndCascade(_:children:_:)``
     /// returns. With `undo`, the context has an undo manager (W11), as a macOS context has by
-    /// default: every change registers its inverse.
+    /// default: every change registers its inverse. With `eventPerLink`, the context processes
+    /// pending changes after each link (W12), as an import's find-or-create fetch per record
+    /// does, or a `perform` block per record: every link is its event's first change of the
+    /// parent's children.
     static func w10LinkAndCascade(_ url: URL, model: NSManagedObjectModel, children: Int, undo: Bool = false,
-                                  _ watch: inout Stopwatch) throws -> Int64 {
+                                  eventPerLink: Bool = false, _ watch: inout Stopwatch) throws -> Int64 {
         let context = try open(url, model: model)
         if undo { context.undoManager = UndoManager() }
         let check = try RawDatabase(path: url.path)
@@ -56,6 +59,7 @@ enum OpenCoreDataWorkloads {
                 let child = NSEntityDescription.insertNewObject(forEntityName: "Child", into: context)
                 child.setValue(BenchValues.childValue(pk), forKey: "value")
                 child.setValue(parent, forKey: "parent")
+                if eventPerLink { context.processPendingChanges() }
             }
             try context.save()
             return parent

@@ -2,7 +2,8 @@ import Foundation
 import OpenCoreData
 
 // coredata-bench: issues 6, 13 and 15's workloads W1–W9, W10 (a relationship of 100,000
-// children built and deleted, no goal) and W11 (W10 with an undo manager, no goal), each through
+// children built and deleted, no goal), W11 (W10 with an undo manager, no goal) and W12 (W10 with
+// an event per link, no goal), each through
 // raw SQLite (the limit), GRDB records (the peer) and OpenCoreData, in one process (W5 in child
 // processes, to read each engine's peak RSS on its own). W8 (typed subclasses through NSPersistentContainer) is measured
 // against W1 and W2's OpenCoreData times of the same run, so `--only W8` runs W1 and W2 too.
@@ -365,9 +366,10 @@ func runBenchmarks(_ options: Options) throws {
         ratioGoal(&w, 3.0)
         workloads.append(w)
     }
-    /// W10 and W11: children linked one at a time to one parent, then deleted with it; with
-    /// `undo`, OpenCoreData's context has an undo manager (raw and GRDB run the same statements).
-    func linkAndCascade(_ id: String, _ title: String, children: Int, undo: Bool) {
+    /// W10, W11 and W12: children linked one at a time to one parent, then deleted with it; with
+    /// `undo`, OpenCoreData's context has an undo manager, with `eventPerLink` it processes
+    /// pending changes after each link (raw and GRDB run the same statements).
+    func linkAndCascade(_ id: String, _ title: String, children: Int, undo: Bool = false, eventPerLink: Bool = false) {
         let w = measure(id, title, goal: "none (not in issue 13)", options: options, sets: sets) { engine, run, watch, _ in
             let url = try sets.newStore("\(id.lowercased())-\(engine.rawValue)-\(run).sqlite")
             defer { DataSets.remove(url) }
@@ -375,18 +377,23 @@ func runBenchmarks(_ options: Options) throws {
             case .raw: return try RawWorkloads.w10LinkAndCascade(url, children: children, &watch)
             case .grdb: return try GRDBWorkloads.w10LinkAndCascade(url, children: children, &watch)
             case .openCoreData:
-                return try OpenCoreDataWorkloads.w10LinkAndCascade(url, model: model, children: children, undo: undo, &watch)
+                return try OpenCoreDataWorkloads.w10LinkAndCascade(url, model: model, children: children, undo: undo,
+                                                                   eventPerLink: eventPerLink, &watch)
             }
         }
         workloads.append(w)
     }
     if wanted("W10") {
         linkAndCascade("W10", "link \(sizes.w10Children) children to one parent one at a time, one save; delete the parent (cascade; raw, GRDB: two DELETEs), one save",
-                       children: sizes.w10Children, undo: false)
+                       children: sizes.w10Children)
     }
     if wanted("W11") {
         linkAndCascade("W11", "W10 with an undo manager recording (as on macOS), \(sizes.w11Children) children; raw, GRDB: W10's statements",
                        children: sizes.w11Children, undo: true)
+    }
+    if wanted("W12") {
+        linkAndCascade("W12", "W10 with each link its own event (processPendingChanges(), as a fetch per record does), \(sizes.w12Children) children; raw, GRDB: W10's statements",
+                       children: sizes.w12Children, eventPerLink: true)
     }
     workloads.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
 
