@@ -45,6 +45,7 @@ final class ManagedObjectState {
             var slots = ChangedSlots()
             for index in newValue.indices { slots.insert(newValue[index].slot) }
             eventSlots = slots
+            listLogCount = newValue.reduce(0) { $0 + ($1.listLog == nil ? 0 : 1) }
         }
     }
     /// The storage of ``eventChanges`` but for the slots of ``eventNilSlots``.
@@ -55,6 +56,8 @@ final class ManagedObjectState {
     @exclusivity(unchecked) private var eventNilSlots: UInt64 = 0
     /// The slots of ``eventChanges``, as bits (slots past 63 share one bit: scan those).
     @exclusivity(unchecked) private(set) var eventSlots = ChangedSlots()
+    /// How many entries of ``eventChanges`` hold a ``ListChangeLog`` (0: no need to look).
+    @exclusivity(unchecked) private(set) var listLogCount = 0
     /// The context's ``NSManagedObjectContext/listEpoch`` when a change last found the object in
     /// its inserted or updated list (0: not known): until the lists change, further changes
     /// need not look again.
@@ -84,6 +87,41 @@ final class ManagedObjectState {
     @inline(__always)
     func hasEventChange(ofSlot slot: Int) -> Bool {
         slot < 63 ? eventSlots.contains(slot) : eventChangeList.contains { $0.slot == slot }
+    }
+
+    /// Adds the first change of a to-many slot in the current event as `log` (the caller
+    /// checked ``eventSlots``), which stands for the list as it was: see ``ListChangeLog``.
+    func recordEventChange(slot: Int, log: ListChangeLog) {
+        eventSlots.insert(slot)
+        eventChangeList.append(EventChange(slot: slot, old: .other(log)))
+        listLogCount += 1
+    }
+
+    /// The log that stands for `slot`'s old value in the current event, if one does.
+    @inline(__always)
+    func listLog(ofSlot slot: Int) -> ListChangeLog? {
+        guard listLogCount > 0 else { return nil }
+        return eventChangeList.first { $0.slot == slot }?.listLog
+    }
+
+    /// Replaces the logs of the current event's to-many changes (of `slot`, or all) by the lists
+    /// they stand for, worked out from the slots' lists as they are now. Called before anything
+    /// but a logged change writes such a slot (``NSManagedObject/putSlotValue(_:at:)``, loading a
+    /// snapshot), and before the old values are read.
+    @inline(__always)
+    func materializeListLogs(slot: Int? = nil) {
+        guard listLogCount > 0 else { return }
+        materializeListLogsSlowly(slot: slot)
+    }
+
+    private func materializeListLogsSlowly(slot: Int?) {
+        for index in eventChangeList.indices {
+            let changed = eventChangeList[index].slot
+            guard slot == nil || slot == changed, let log = eventChangeList[index].listLog else { continue }
+            let isOrdered = (layout.properties[changed] as? NSRelationshipDescription)?.isOrdered == true
+            eventChangeList[index] = EventChange(slot: changed, old: .other(log.list(before: values[changed], isOrdered: isOrdered)))
+            listLogCount -= 1
+        }
     }
 
     /// Whether the persistent values are not loaded.
@@ -119,6 +157,7 @@ final class ManagedObjectState {
         eventChangeList = []
         eventNilSlots = 0
         eventSlots = ChangedSlots()
+        listLogCount = 0
         listedEpoch = 0
         if !fetchedPropertyResults.isEmpty { fetchedPropertyResults = [:] }
         fetchedSnapshot = nil
@@ -133,6 +172,7 @@ final class ManagedObjectState {
         committedSnapshot = nil
         fetchedSnapshot = nil
         if !eventChangeList.isEmpty { eventChangeList = [] }
+        listLogCount = 0
         if !fetchedPropertyResults.isEmpty { fetchedPropertyResults = [:] }
     }
 
@@ -181,5 +221,42 @@ final class ManagedObjectState {
 /// One slot's value before the current event first changed it.
 struct EventChange {
     let slot: Int
+    /// The value, or (`.other`) a ``ListChangeLog`` that stands for a to-many slot's list.
     let old: SlotValue
+
+    /// The log `old` holds, if it holds one.
+    var listLog: ListChangeLog? {
+        guard case let .other(value) = old else { return nil }
+        return value as? ListChangeLog
+    }
+}
+
+/// The changes of a to-many relationship's list in the current event, as the changes that undo
+/// them (oldest first): what the event keeps as the list's old value when its first change of
+/// the list is one member added or removed (``NSManagedObject/changeToManyList(at:_:)``).
+///
+/// Keeping a copy of the list instead cost O(n) at the event's first change of it, so an import
+/// that links n objects to one, one event each (a fetch or a `perform` block per record), cost
+/// O(n²). The list as it was is worked out from the list as it is when someone asks
+/// (`changedValuesForCurrentEvent()`), or before anything else writes the slot
+/// (``ManagedObjectState/materializeListLogs(slot:)``).
+final class ListChangeLog {
+    private var inverses: [ObjectList.Change] = []
+
+    init(_ inverse: ObjectList.Change?) { record(inverse) }
+
+    var count: Int { inverses.count }
+
+    /// Adds the change that undoes the list's latest change (nil: it changed nothing).
+    func record(_ inverse: ObjectList.Change?) {
+        if let inverse { inverses.append(inverse) }
+    }
+
+    /// The list before the logged changes, given `current`, the slot's value after them.
+    func list(before current: SlotValue, isOrdered: Bool) -> ObjectList {
+        var list = (current.anyInPlace() as? ObjectList) ?? ObjectList()
+        for inverse in inverses.reversed() { list.apply(inverse) }
+        if isOrdered { list.closeHoles() }
+        return list
+    }
 }

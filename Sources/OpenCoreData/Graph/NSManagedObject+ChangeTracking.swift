@@ -60,6 +60,7 @@ extension NSManagedObject {
     public func changedValuesForCurrentEvent() -> [String: Any] {
         var result: [String: Any] = [:]
         let layout = self.layout
+        state?.materializeListLogs()
         for change in eventChanges {
             let key = layout.properties[change.slot].name
             let old = change.old.any()

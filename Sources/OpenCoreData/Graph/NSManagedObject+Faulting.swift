@@ -43,6 +43,8 @@ extension NSManagedObject {
             self.state = context.state(loading: snapshot, values: values)
             return
         }
+        // The lists logged changes stand for are worked out from the values being replaced.
+        current.materializeListLogs()
         let state: ManagedObjectState
         if current.layout === layout {
             state = current

@@ -333,11 +333,11 @@ extension NSManagedObject: KeyValueCoding {
     /// for change tracking as ``setStoredValue(_:at:)`` does (no hooks; a relationship fault is
     /// read first). Undo gets the inverse change, not the list as it was.
     ///
-    /// The list leaves its slot while it changes, so that changing it copies nothing, unless the
-    /// context keeps the list as it was for the event's first change of the slot. Setting a
+    /// The list leaves its slot while it changes, so that changing it copies nothing. Setting a
     /// changed copy, as other values are set, copied the whole list at every change (and keeping
-    /// it for undo did, until undo recorded the inverse): adding n destinations one at a time
-    /// cost O(n²).
+    /// it for undo did, until undo recorded the inverse, and keeping it as the event's old value
+    /// did, until the event logged the inverses: ``ListChangeLog``): adding n destinations one
+    /// at a time cost O(n²).
     ///
     /// Differs from Apple: after undo of a removal from an unordered relationship the member is
     /// last in the relationship's order (the order `objectIDs(forRelationshipNamed:)` reports),
@@ -345,18 +345,29 @@ extension NSManagedObject: KeyValueCoding {
     func changeToManyList(at slot: Int, _ change: ObjectList.Change) {
         fireFaultIfNeeded()
         var list = toManyList(at: slot)
+        let state = ensuredState
         let context = managedObjectContext
         let isOrdered = (layout.properties[slot] as? NSRelationshipDescription)?.isOrdered == true
-        var old = putSlotValue(.none, at: slot)
-        // Not kept: dropping the slot's reference leaves `list` the only one.
-        if context?.keepsEventOldValue(of: self, slot: slot) != true { old = .none }
-        let inverse = context?.undoManager == nil ? nil : list.inverse(of: change, keepingPosition: isOrdered)
+        // Dropping the slot's reference leaves `list` the only one.
+        _ = exchangeSlotValue(.none, at: slot, in: state)
+        // The inverse is logged when this event logs the slot's changes already (made with
+        // recording suspended too: the log is read back from the list), or starts to.
+        let log = state.listLog(ofSlot: slot)
+        let needsInverse = log != nil || context?.undoManager != nil || context?.startsListLog(of: self, state: state, slot: slot) == true
+        let inverse = needsInverse ? list.inverse(of: change, keepingPosition: isOrdered) : nil
         list.apply(change)
         // An ordered relationship is read by index (`ManagedOrderedSet`), which a list with
         // holes answers in O(n): its holes go at once (a removal costs O(n), as it did).
         if isOrdered { list.closeHoles() }
-        putSlotValue(.other(list), at: slot)
-        context?.recordListChange(of: self, slot: slot, oldValue: old, inverse: inverse)
+        let count = list.count
+        _ = exchangeSlotValue(.other(list), at: slot, in: state)
+        if let log {
+            log.record(inverse)
+            // A log longer than half the list becomes the list (one copy, paid for by the
+            // changes logged), so it never costs more than keeping a copy did.
+            if log.count > max(8, count / 2) { state.materializeListLogs(slot: slot) }
+        }
+        context?.recordListChange(of: self, state: state, slot: slot, inverse: inverse)
     }
 
     /// ``setStoredValue(_:at:)`` by key (nothing for a key with no slot).

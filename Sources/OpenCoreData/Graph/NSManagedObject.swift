@@ -53,7 +53,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     @exclusivity(unchecked) var state: ManagedObjectState?
 
     /// The state, created (for a fault) when something is stored.
-    private var ensuredState: ManagedObjectState {
+    var ensuredState: ManagedObjectState {
         if let state { return state }
         let created = ManagedObjectState(isFault: true, layout: entity.layout)
         state = created
@@ -136,10 +136,19 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     }
 
     /// ``putStoredValue(_:at:)`` of a slot's value; returns the value it replaced (moved out of
-    /// the slot, not copied).
+    /// the slot, not copied). When the current event logged the slot's list changes, the log
+    /// becomes the list it stands for first (``ListChangeLog``).
     @discardableResult
     func putSlotValue(_ value: consuming SlotValue, at slot: Int) -> SlotValue {
         let state = ensuredState
+        state.materializeListLogs(slot: slot)
+        return exchangeSlotValue(value, at: slot, in: state)
+    }
+
+    /// ``putSlotValue(_:at:)`` without looking for a log: for a change that logs itself
+    /// (``changeToManyList(at:_:)``).
+    @inline(__always)
+    func exchangeSlotValue(_ value: consuming SlotValue, at slot: Int, in state: ManagedObjectState) -> SlotValue {
         state.changed.insert(slot)
         var replaced = value
         swap(&state.values[slot], &replaced)

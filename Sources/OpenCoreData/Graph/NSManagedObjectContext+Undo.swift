@@ -81,12 +81,16 @@ extension NSManagedObjectContext {
     }
 
     /// ``recordChange(of:slot:oldValue:)`` for one change of a to-many relationship's list
-    /// (``NSManagedObject/changeToManyList(at:_:)``): undo gets `inverse`, the change that puts
-    /// the list back, not the list as it was. (`oldValue` is `.none` unless
-    /// ``keepsEventOldValue(of:slot:)``; `inverse` is nil when no undo manager records.)
-    func recordListChange(of object: NSManagedObject, slot: Int, oldValue: consuming SlotValue, inverse: ObjectList.Change?) {
-        guard recordingSuspended == 0, let state = object.state else { return }
-        recordEventChange(of: object, state: state, slot: slot, oldValue: oldValue)
+    /// (``NSManagedObject/changeToManyList(at:_:)``): the event's first change of the slot starts
+    /// its ``ListChangeLog`` with `inverse`, and undo gets `inverse`, the change that puts the
+    /// list back, not the list as it was. (`inverse` is nil when the change changed nothing, or
+    /// when neither the event nor an undo manager asked for it.)
+    func recordListChange(of object: NSManagedObject, state: ManagedObjectState, slot: Int, inverse: ObjectList.Change?) {
+        guard recordingSuspended == 0 else { return }
+        if !state.hasEventChange(ofSlot: slot) {
+            if state.eventSlots.isEmpty { eventTouched.append(object) }
+            state.recordEventChange(slot: slot, log: ListChangeLog(inverse))
+        }
         if let undoManager, let inverse {
             let key = object.layout.properties[slot].name
             undoManager.registerUndo(withTarget: object) { object in object.restoreListChange(inverse, forKey: key) }
@@ -109,11 +113,10 @@ extension NSManagedObjectContext {
         state.listedEpoch = listEpoch
     }
 
-    /// Whether ``recordListChange(of:slot:oldValue:inverse:)`` keeps the old value of
-    /// `object`'s `slot`: for the event's first change of it.
-    func keepsEventOldValue(of object: NSManagedObject, slot: Int) -> Bool {
-        guard recordingSuspended == 0, let state = object.state else { return false }
-        return !state.hasEventChange(ofSlot: slot)
+    /// Whether ``recordListChange(of:state:slot:inverse:)`` will start a log of `object`'s
+    /// `slot`: for the event's first change of it.
+    func startsListLog(of object: NSManagedObject, state: ManagedObjectState, slot: Int) -> Bool {
+        recordingSuspended == 0 && !state.hasEventChange(ofSlot: slot)
     }
 
     /// Adds `slot`'s old value to the event's changes of `object` unless this event changed the
