@@ -208,6 +208,70 @@ struct ContextUndoTests {
         #expect((klass.value(forKey: "students") as? Set<NSManagedObject>)?.isEmpty == true)
     }
 
+    /// An ordered relationship emptied by the nullify delete rule, from either side: deleting
+    /// its owner, or deleting every member. Undo puts the members back in their order; redo
+    /// empties it again.
+    @Test(arguments: [false, true])
+    func undoAndRedoAnOrderedRelationshipEmptiedByADeleteRule(deletingTheMembers: Bool) throws {
+        let context = GraphTestModel.context(undo: true)
+        let list = GraphTestModel.insert("Playlist", context)
+        let tracks = (0..<4).map { _ in GraphTestModel.insert("Track", context) }
+        list.setValue(NSOrderedSet(array: tracks), forKey: "tracks")
+        try context.markAsSavedForTests([list] + tracks)
+        context.processPendingChanges()
+        let order = { (list.value(forKey: "tracks") as? NSOrderedSet)?.array as? [NSManagedObject] ?? [] }
+        if deletingTheMembers {
+            for index in [2, 0, 3, 1] { context.delete(tracks[index]) }
+        } else {
+            context.delete(list)
+        }
+        context.processPendingChanges()
+        #expect(order().isEmpty)
+        #expect(tracks.allSatisfy { $0.value(forKey: "playlist") == nil })
+        context.undo()
+        #expect(context.deletedObjects.isEmpty)
+        #expect(order() == tracks)
+        #expect(tracks.allSatisfy { $0.value(forKey: "playlist") as? NSManagedObject === list })
+        context.redo()
+        #expect(order().isEmpty)
+        #expect(tracks.allSatisfy { $0.value(forKey: "playlist") == nil })
+        #expect(context.deletedObjects == (deletingTheMembers ? Set(tracks) : [list]))
+    }
+
+    /// Undo of a to-many change after the object was saved and refreshed: the object, and in a
+    /// store whose rows carry no to-many destinations its relationship, is read from the store
+    /// first, and the change is undone on what it read. Redo and a save then store the change.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func undoAToManyChangeAfterARefresh(storeType: String) throws {
+        let s = try CatalogScenario(storeType: storeType)
+        let (ann, _, _) = try s.insertAuthorsAndBooks()
+        let context = s.context
+        let titles = { (author: NSManagedObject) in
+            ((author.value(forKey: "books") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "title") as? String }.sorted()
+        }
+        try context.performAndWait {
+            context.undoManager = UndoManager()
+            let a1 = try #require((ann.value(forKey: "books") as? Set<NSManagedObject>)?.first { $0.value(forKey: "title") as? String == "a1" })
+            a1.setValue(nil, forKey: "author")
+            try context.save()
+            context.refresh(ann, mergeChanges: false)
+            #expect(ann.isFault)
+            context.undo()
+            #expect(titles(ann) == ["a1", "a2"])
+            #expect(a1.value(forKey: "author") as? NSManagedObject === ann)
+            context.redo()
+            #expect(titles(ann) == ["a2"])
+            #expect(a1.value(forKey: "author") == nil)
+            context.undo()
+            try context.save()
+        }
+        let other = CatalogScenario.newContext(on: s.coordinator)
+        try other.performAndWait {
+            let stored = try other.existingObject(with: ann.objectID)
+            #expect(titles(stored) == ["a1", "a2"])
+        }
+    }
+
     @Test func eachEventIsOneUndoGroup() {
         let context = GraphTestModel.context(undo: true)
         let run = GraphTestModel.insert("Run", context)
