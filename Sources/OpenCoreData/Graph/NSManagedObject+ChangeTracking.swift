@@ -58,6 +58,8 @@ extension NSManagedObject {
     /// The properties changed since the context last processed pending changes, with their values
     /// before that event (`NSNull` for nil).
     public func changedValuesForCurrentEvent() -> [String: Any] {
+        // Checked: the old values of to-many relationships are worked out here, in the state.
+        checkConcurrency("changedValuesForCurrentEvent()")
         var result: [String: Any] = [:]
         let layout = self.layout
         state?.materializeListLogs()

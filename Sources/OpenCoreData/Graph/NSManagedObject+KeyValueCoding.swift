@@ -363,8 +363,10 @@ extension NSManagedObject: KeyValueCoding {
         _ = exchangeSlotValue(.other(list), at: slot, in: state)
         if let log {
             log.record(inverse)
-            // A log longer than half the list becomes the list (one copy, paid for by the
-            // changes logged), so it never costs more than keeping a copy did.
+            // A log longer than half the list becomes the list, so it holds no more entries
+            // than the list has members. Working an unordered list out is one copy plus O(1) per
+            // entry, paid for by the changes logged; an ordered list's positional re-insertions
+            // cost O(n) each, as the removals they undo did.
             if log.count > max(8, count / 2) { state.materializeListLogs(slot: slot) }
         }
         context?.recordListChange(of: self, state: state, slot: slot, inverse: inverse)

@@ -69,19 +69,28 @@ struct ListChangeLogTests {
         items[1].setValue(nil, forKey: "nullifyOwner")
         #expect(Self.items(owner) == Set(items.prefix(6)))
         #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == Set([items[0], items[2], items[3], items[4], items[5], items[7]]))
+        // More changes than the log keeps (8, or half the list) before it becomes the list.
+        for item in items[8...] { item.setValue(owner, forKey: "nullifyOwner") }
+        for item in items[2...4] { item.setValue(nil, forKey: "nullifyOwner") }
+        #expect(Self.items(owner) == Set(items.prefix(6)))
+        #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == Set([items[0], items[5], items[7]] + items[8...]))
     }
 
     /// Linking many objects to one that had none, in one event (as an import does): the old
-    /// value is the empty set however long the event gets.
-    @Test func linkingManyInOneEventKeepsTheEmptySetFromBeforeIt() {
+    /// value is the empty set however long the event gets. Read at the end only (the log grows
+    /// past half the list and becomes it), or after every link (the log becomes the list at the
+    /// first read).
+    @Test(arguments: [false, true])
+    func linkingManyInOneEventKeepsTheEmptySetFromBeforeIt(readingEveryLink: Bool) {
         let context = GraphTestModel.context()
         let owner = GraphTestModel.insert("Owner", context)
         context.processPendingChanges()
         let items = (0..<50).map { _ in GraphTestModel.insert("Item", context) }
         for item in items {
             item.setValue(owner, forKey: "nullifyOwner")
-            #expect(Self.items(owner) == [])
+            if readingEveryLink { #expect(Self.items(owner) == []) }
         }
+        #expect(Self.items(owner) == [])
         #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == Set(items))
     }
 
@@ -162,6 +171,24 @@ struct ListChangeLogTests {
         playlist.mutableOrderedSetValue(forKey: "tracks").moveObjects(at: [2], to: 0)
         #expect(Self.sameObjects(playlist.value(forKey: "tracks") as? NSOrderedSet, [tracks[2], tracks[0], tracks[1], tracks[3]]))
         #expect(Self.sameObjects(playlist.changedValuesForCurrentEvent()["tracks"] as? NSOrderedSet, Array(tracks.prefix(3))))
+    }
+
+    /// Undo, inside the event it makes (the undo manager called directly, so that no pending
+    /// changes are processed after it), logs the changes it makes: the old value is the list
+    /// before the undo, worked out through the positional insertion that undid a removal.
+    @Test func anUndoneRemovalFromAnOrderedRelationshipIsLoggedInTheUndoEvent() throws {
+        let context = GraphTestModel.context(undo: true)
+        let playlist = GraphTestModel.insert("Playlist", context)
+        let tracks = (0..<4).map { _ in GraphTestModel.insert("Track", context) }
+        playlist.setValue(NSOrderedSet(array: tracks), forKey: "tracks")
+        context.processPendingChanges()
+        tracks[1].setValue(nil, forKey: "playlist")
+        tracks[2].setValue(nil, forKey: "playlist")
+        context.processPendingChanges()
+        let undoManager = try #require(context.undoManager)
+        undoManager.undo()
+        #expect(Self.sameObjects(playlist.value(forKey: "tracks") as? NSOrderedSet, tracks))
+        #expect(Self.sameObjects(playlist.changedValuesForCurrentEvent()["tracks"] as? NSOrderedSet, [tracks[0], tracks[3]]))
     }
 
     /// Undo of an event whose list changes were logged puts back the list from before it, and
