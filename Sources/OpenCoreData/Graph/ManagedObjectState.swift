@@ -89,6 +89,15 @@ final class ManagedObjectState {
         slot < 63 ? eventSlots.contains(slot) : eventChangeList.contains { $0.slot == slot }
     }
 
+    /// Forgets the current event's changes: the event ended, or the values they were made to
+    /// went. (No new list, counts or bits to build, as setting ``eventChanges`` builds them.)
+    func clearEventChanges() {
+        if !eventChangeList.isEmpty { eventChangeList = [] }
+        eventNilSlots = 0
+        eventSlots = ChangedSlots()
+        listLogCount = 0
+    }
+
     /// Adds the first change of a to-many slot in the current event as `log` (the caller
     /// checked ``eventSlots``), which stands for the list as it was: see ``ListChangeLog``.
     func recordEventChange(slot: Int, log: ListChangeLog) {

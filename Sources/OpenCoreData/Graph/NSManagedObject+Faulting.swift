@@ -127,7 +127,7 @@ extension NSManagedObject {
             }
             state.changed.removeAll()
             state.fetchedPropertyResults = [:]
-            state.eventChanges = []
+            state.clearEventChanges()
             state.fetchedSnapshot = nil
             state.isFault = true
             if !state.didAwakeFromInsert && state.hasNoValues { dropState() }

@@ -219,10 +219,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
 
     /// The old values of the slots changed since the last `processPendingChanges()`, for
     /// ``changedValuesForCurrentEvent()``.
-    var eventChanges: [EventChange] {
-        get { state?.eventChanges ?? [] }
-        set { if newValue.isEmpty && state == nil { return }; ensuredState.eventChanges = newValue }
-    }
+    var eventChanges: [EventChange] { state?.eventChanges ?? [] }
 
     /// Results of fetched properties, computed on first read and dropped on refresh.
     var fetchedPropertyResults: [String: [Any]] {

@@ -258,8 +258,8 @@ extension NSManagedObjectContext {
             if let snapshot = object.committedSnapshot { object.load(snapshot, in: self) }
             object.awakeFromSnapshotEvents(.rollback)
         }
-        for object in eventTouched { object.eventChanges = [] }
-        for list in [eventInserted, eventUpdated, eventDeleted] { for object in list { object.eventChanges = [] } }
+        for object in eventTouched { object.state?.clearEventChanges() }
+        for list in [eventInserted, eventUpdated, eventDeleted] { for object in list { object.state?.clearEventChanges() } }
         eventInserted.removeAll()
         eventUpdated.removeAll()
         eventDeleted.removeAll()
