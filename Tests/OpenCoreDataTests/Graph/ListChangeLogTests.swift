@@ -11,6 +11,16 @@ struct ListChangeLogTests {
         object.changedValuesForCurrentEvent()["nullifyItems"] as? Set<NSManagedObject>
     }
 
+    /// An owner in `context` and `count` items, the first `linked` of them its `nullifyItems`,
+    /// in an event that ended.
+    private static func owner(withItems count: Int, linked: Int, in context: NSManagedObjectContext) -> (NSManagedObject, [NSManagedObject]) {
+        let owner = GraphTestModel.insert("Owner", context)
+        let items = (0..<count).map { _ in GraphTestModel.insert("Item", context) }
+        owner.setValue(Set(items.prefix(linked)), forKey: "nullifyItems")
+        context.processPendingChanges()
+        return (owner, items)
+    }
+
     private static func sameObjects(_ set: NSOrderedSet?, _ objects: [NSManagedObject]) -> Bool {
         set?.array.elementsEqual(objects, by: { $0 as AnyObject === $1 }) == true
     }
@@ -57,10 +67,7 @@ struct ListChangeLogTests {
     /// is read back once, from the list as the event left it).
     @Test func unorderedChangesReadAtTheEndGiveTheSetFromBeforeTheEvent() {
         let context = GraphTestModel.context()
-        let owner = GraphTestModel.insert("Owner", context)
-        let items = (0..<12).map { _ in GraphTestModel.insert("Item", context) }
-        owner.setValue(Set(items.prefix(6)), forKey: "nullifyItems")
-        context.processPendingChanges()
+        let (owner, items) = Self.owner(withItems: 12, linked: 6, in: context)
         items[6].setValue(owner, forKey: "nullifyOwner")
         items[0].setValue(nil, forKey: "nullifyOwner")
         items[7].setValue(owner, forKey: "nullifyOwner")
@@ -98,10 +105,7 @@ struct ListChangeLogTests {
     /// the event's first change, not the list the logged changes made.
     @Test func aWholeValueAfterLoggedChangesKeepsTheListFromBeforeTheEvent() {
         let context = GraphTestModel.context()
-        let owner = GraphTestModel.insert("Owner", context)
-        let items = (0..<4).map { _ in GraphTestModel.insert("Item", context) }
-        owner.setValue(Set(items.prefix(2)), forKey: "nullifyItems")
-        context.processPendingChanges()
+        let (owner, items) = Self.owner(withItems: 4, linked: 2, in: context)
         items[2].setValue(owner, forKey: "nullifyOwner")
         owner.setValue(Set([items[3]]), forKey: "nullifyItems")
         #expect(Self.items(owner) == Set(items.prefix(2)))
@@ -115,10 +119,7 @@ struct ListChangeLogTests {
     /// event's first recorded change, as when the event kept a copy of it.
     @Test func aChangeMadeWhileRecordingIsSuspendedEntersTheLog() {
         let context = GraphTestModel.context()
-        let owner = GraphTestModel.insert("Owner", context)
-        let items = (0..<4).map { _ in GraphTestModel.insert("Item", context) }
-        owner.setValue(Set(items.prefix(2)), forKey: "nullifyItems")
-        context.processPendingChanges()
+        let (owner, items) = Self.owner(withItems: 4, linked: 2, in: context)
         items[2].setValue(owner, forKey: "nullifyOwner")
         context.recordingSuspended += 1
         items[3].setValue(owner, forKey: "nullifyOwner")
@@ -134,9 +135,7 @@ struct ListChangeLogTests {
     /// worked out from the list the store has now.
     @Test func refreshingWithMergedChangesKeepsTheListFromBeforeTheEvent() throws {
         let context = try GraphTestModel.storedContext()
-        let owner = GraphTestModel.insert("Owner", context)
-        let items = (0..<3).map { _ in GraphTestModel.insert("Item", context) }
-        owner.setValue(Set(items.prefix(2)), forKey: "nullifyItems")
+        let (owner, items) = Self.owner(withItems: 3, linked: 2, in: context)
         try context.save()
         let other = GraphTestModel.sibling(of: context)
         let elsewhere = GraphTestModel.insert("Item", other)
@@ -155,9 +154,7 @@ struct ListChangeLogTests {
     /// writes as one value). The old value is still the list from before the event.
     @Test func wholeListsWrittenAfterALoggedChangeKeepTheListFromBeforeTheEvent() {
         let context = GraphTestModel.context()
-        let owner = GraphTestModel.insert("Owner", context)
-        let items = (0..<4).map { _ in GraphTestModel.insert("Item", context) }
-        owner.setValue(Set(items.prefix(2)), forKey: "nullifyItems")
+        let (owner, items) = Self.owner(withItems: 4, linked: 2, in: context)
         let playlist = GraphTestModel.insert("Playlist", context)
         let tracks = (0..<4).map { _ in GraphTestModel.insert("Track", context) }
         playlist.setValue(NSOrderedSet(array: Array(tracks.prefix(3))), forKey: "tracks")
