@@ -353,7 +353,7 @@ extension NSManagedObject: KeyValueCoding {
         // The inverse is logged when this event logs the slot's changes already (made with
         // recording suspended too: the log is read back from the list), or starts to.
         let log = state.listLog(ofSlot: slot)
-        let needsInverse = log != nil || context?.undoManager != nil || context?.startsListLog(of: self, state: state, slot: slot) == true
+        let needsInverse = log != nil || context?.undoManager != nil || context?.startsListLog(in: state, slot: slot) == true
         let inverse = needsInverse ? list.inverse(of: change, keepingPosition: isOrdered) : nil
         list.apply(change)
         // An ordered relationship is read by index (`ManagedOrderedSet`), which a list with

@@ -113,9 +113,9 @@ extension NSManagedObjectContext {
         state.listedEpoch = listEpoch
     }
 
-    /// Whether ``recordListChange(of:state:slot:inverse:)`` will start a log of `object`'s
-    /// `slot`: for the event's first change of it.
-    func startsListLog(of object: NSManagedObject, state: ManagedObjectState, slot: Int) -> Bool {
+    /// Whether ``recordListChange(of:state:slot:inverse:)`` will start a log of `slot` of the
+    /// object whose state is `state`: for the event's first change of it.
+    func startsListLog(in state: ManagedObjectState, slot: Int) -> Bool {
         recordingSuspended == 0 && !state.hasEventChange(ofSlot: slot)
     }
 
