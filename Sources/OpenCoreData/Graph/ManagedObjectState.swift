@@ -127,8 +127,7 @@ final class ManagedObjectState {
         for index in eventChangeList.indices {
             let changed = eventChangeList[index].slot
             guard slot == nil || slot == changed, let log = eventChangeList[index].listLog else { continue }
-            let isOrdered = (layout.properties[changed] as? NSRelationshipDescription)?.isOrdered == true
-            eventChangeList[index] = EventChange(slot: changed, old: .other(log.list(before: values[changed], isOrdered: isOrdered)))
+            eventChangeList[index] = EventChange(slot: changed, old: .other(log.list(before: values[changed])))
             listLogCount -= 1
         }
     }
@@ -261,11 +260,12 @@ final class ListChangeLog {
         if let inverse { inverses.append(inverse) }
     }
 
-    /// The list before the logged changes, given `current`, the slot's value after them.
-    func list(before current: SlotValue, isOrdered: Bool) -> ObjectList {
+    /// The list before the logged changes, given `current`, the slot's value after them. Its
+    /// holes go (an ordered list is read by index; an unordered one's copy costs O(n) already).
+    func list(before current: SlotValue) -> ObjectList {
         var list = (current.anyInPlace() as? ObjectList) ?? ObjectList()
         for inverse in inverses.reversed() { list.apply(inverse) }
-        if isOrdered { list.closeHoles() }
+        list.closeHoles()
         return list
     }
 }
