@@ -149,6 +149,26 @@ struct ListChangeLogTests {
         #expect(owner.value(forKey: "nullifyItems") as? Set<NSManagedObject> == Set([items[1], items[2]]))
     }
 
+    /// The event's first change of a to-many relationship that is still a fault (the object
+    /// refreshed, so in a SQL store its relationship is read from the store first): the old
+    /// value is the store's list, worked out from the list the change made, in every store type.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aFirstChangeOfAFaultedRelationshipReportsTheStoresList(storeType: String) throws {
+        let s = try CatalogScenario(storeType: storeType)
+        let (ann, bob, _) = try s.insertAuthorsAndBooks()
+        let context = s.context
+        let titles = { (books: Set<NSManagedObject>?) in (books ?? []).compactMap { $0.value(forKey: "title") as? String }.sorted() }
+        try context.performAndWait {
+            let b1 = try #require((bob.value(forKey: "books") as? Set<NSManagedObject>)?.first)
+            context.refresh(ann, mergeChanges: false)
+            #expect(ann.isFault)
+            b1.setValue(ann, forKey: "author")
+            #expect(titles(ann.changedValuesForCurrentEvent()["books"] as? Set<NSManagedObject>) == ["a1", "a2"])
+            #expect(titles(ann.value(forKey: "books") as? Set<NSManagedObject>) == ["a1", "a2", "b1"])
+            #expect(titles(bob.changedValuesForCurrentEvent()["books"] as? Set<NSManagedObject>) == ["b1"])
+        }
+    }
+
     /// Whole lists written after a logged change, not through the changes the log records: a
     /// primitive value, and an ordered relationship's new order (which its mutable ordered set
     /// writes as one value). The old value is still the list from before the event.
