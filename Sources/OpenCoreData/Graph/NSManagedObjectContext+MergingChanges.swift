@@ -58,15 +58,21 @@ extension NSManagedObjectContext {
 
     /// The common part of both merges.
     /// A pinned context advances to the newest query generation first (as Apple's), so that
-    /// the objects refreshed read the saved data.
+    /// the objects refreshed read the saved data. Posts `NSManagedObjectContextObjectsDidChange`,
+    /// then `NSManagedObjectContextDidMergeChangesObjectIDs`.
     func mergeSavedChanges(_ info: [AnyHashable: Any]) {
         generationBacking?.advance()
-        for id in changedObjectIDs(info, [NSDeletedObjectsKey, NSDeletedObjectIDsKey]) {
+        let deletedIDs = changedObjectIDs(info, [NSDeletedObjectsKey, NSDeletedObjectIDsKey])
+        let updatedIDs = changedObjectIDs(info, [NSUpdatedObjectsKey, NSUpdatedObjectIDsKey])
+        let insertedIDs = changedObjectIDs(info, [NSInsertedObjectsKey, NSInsertedObjectIDsKey])
+        var refreshedIDs: [NSManagedObjectID] = []
+        for id in deletedIDs {
             guard let object = registry[id] else { continue }
             forgetDeletedObject(object)
         }
-        for id in changedObjectIDs(info, [NSUpdatedObjectsKey, NSUpdatedObjectIDsKey]) {
+        for id in updatedIDs {
             guard let object = registry[id] else { continue }
+            refreshedIDs.append(id)
             if object.faultFlag {
                 rowCache[id.key] = nil
                 object.takeFetchedSnapshot()
@@ -80,12 +86,15 @@ extension NSManagedObjectContext {
         // Inserted objects are reported as faults (the notification holds them while it is
         // posted); already registered ones are left alone.
         var inserted: [NSManagedObject] = []
-        for id in changedObjectIDs(info, [NSInsertedObjectsKey, NSInsertedObjectIDsKey])
-        where !id.isTemporaryID && registry[id] == nil {
+        for id in insertedIDs where !id.isTemporaryID && registry[id] == nil {
             inserted.append(object(with: id))
         }
         for object in inserted { eventInserted.insert(object) }
         postObjectsDidChange()
+        postObjectIDs(.NSManagedObjectContextDidMergeChangesObjectIDs, [
+            (NSInsertedObjectIDsKey, Set(insertedIDs)), (NSUpdatedObjectIDsKey, Set(updatedIDs)), (NSDeletedObjectIDsKey, Set(deletedIDs)),
+            (NSRefreshedObjectIDsKey, Set(refreshedIDs)),
+        ], includingEmpty: false)
     }
 }
 

@@ -10,6 +10,21 @@ extension Notification.Name {
     /// Posted after a successful `save()`, with `Set<NSManagedObject>` under
     /// ``NSInsertedObjectsKey``, ``NSUpdatedObjectsKey`` and ``NSDeletedObjectsKey``.
     public static let NSManagedObjectContextDidSave = Notification.Name("NSManagingContextDidSaveChangesNotification")
+    /// Posted after a successful `save()`, right after `NSManagedObjectContextDidSave`, with the
+    /// IDs of the saved objects: `Set<NSManagedObjectID>` under ``NSInsertedObjectIDsKey``,
+    /// ``NSUpdatedObjectIDsKey`` and ``NSDeletedObjectIDsKey`` (all three, empty or not).
+    ///
+    /// The IDs are `Sendable`: observers may hand them to other queues, which the objects of
+    /// `NSManagedObjectContextDidSave` must not reach. Inserted objects have their permanent
+    /// IDs, except after a child context's save, which keeps temporary IDs (as Apple's does).
+    public static let NSManagedObjectContextDidSaveObjectIDs = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
+    /// Posted after a context merged changes (``NSManagedObjectContext/mergeChanges(fromContextDidSave:)``,
+    /// ``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)`` and the merges of
+    /// ``NSManagedObjectContext/automaticallyMergesChangesFromParent``), on the context's queue,
+    /// with `Set<NSManagedObjectID>`s: the inserted, updated and deleted IDs the merge read
+    /// (``NSInsertedObjectIDsKey``, ``NSUpdatedObjectIDsKey``, ``NSDeletedObjectIDsKey``) and
+    /// the context's objects it refreshed (``NSRefreshedObjectIDsKey``); only the non-empty sets.
+    public static let NSManagedObjectContextDidMergeChangesObjectIDs = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
 }
 
 extension NSManagedObjectContext {
@@ -19,6 +34,41 @@ extension NSManagedObjectContext {
     public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
     /// Apple's newer name of `NSManagedObjectContextDidSave`.
     public static let didSaveObjectsNotification = Notification.Name.NSManagedObjectContextDidSave
+    /// Apple's newer name of `NSManagedObjectContextDidSaveObjectIDs`.
+    public static let didSaveObjectIDsNotification = Notification.Name.NSManagedObjectContextDidSaveObjectIDs
+    /// Apple's newer name of `NSManagedObjectContextDidMergeChangesObjectIDs`.
+    public static let didMergeChangesObjectIDsNotification = Notification.Name.NSManagedObjectContextDidMergeChangesObjectIDs
+
+    /// The userInfo keys of the context's notifications, as Swift names.
+    ///
+    /// Differs from Apple: there is no `sourceContext` case. Apple's userInfo holds a private
+    /// weak-reference box under it; here the notification's `object` is the context.
+    public enum NotificationKey: String, Sendable {
+        /// The generation token of a pinned context after its save, in `NSManagedObjectContextDidSave`.
+        case queryGeneration = "NSManagedObjectContextQueryGenerationKey"
+        /// The IDs of every object `reset()` let go of.
+        case invalidatedAllObjects = "invalidatedAll"
+        /// ``NSInsertedObjectsKey``: the inserted objects.
+        case insertedObjects = "inserted"
+        /// ``NSUpdatedObjectsKey``: the updated objects.
+        case updatedObjects = "updated"
+        /// ``NSDeletedObjectsKey``: the deleted objects.
+        case deletedObjects = "deleted"
+        /// ``NSRefreshedObjectsKey``: the refreshed objects.
+        case refreshedObjects = "refreshed"
+        /// ``NSInvalidatedObjectsKey``: the invalidated objects.
+        case invalidatedObjects = "invalidated"
+        /// ``NSInsertedObjectIDsKey``: the IDs of the inserted objects.
+        case insertedObjectIDs = "inserted_objectIDs"
+        /// ``NSUpdatedObjectIDsKey``: the IDs of the updated objects.
+        case updatedObjectIDs = "updated_objectIDs"
+        /// ``NSDeletedObjectIDsKey``: the IDs of the deleted objects.
+        case deletedObjectIDs = "deleted_objectIDs"
+        /// ``NSRefreshedObjectIDsKey``: the IDs of the refreshed objects.
+        case refreshedObjectIDs = "refreshed_objectIDs"
+        /// ``NSInvalidatedObjectIDsKey``: the IDs of the invalidated objects.
+        case invalidatedObjectIDs = "invalidated_objectIDs"
+    }
 }
 
 /// The userInfo key of the inserted objects in the context's notifications.
@@ -33,6 +83,14 @@ public let NSRefreshedObjectsKey = "refreshed"
 public let NSInvalidatedObjectsKey = "invalidated"
 /// The userInfo key posted when every object was invalidated (`reset()`).
 public let NSInvalidatedAllObjectsKey = "invalidatedAll"
+/// The userInfo key of a pinned context's query generation token after its save, in
+/// `NSManagedObjectContextDidSave`: the generation right after the save, which another context
+/// can be pinned to with ``NSManagedObjectContext/setQueryGenerationFrom(_:)``.
+///
+/// Present only when the context is pinned (``NSManagedObjectContext/setQueryGenerationFrom(_:)``)
+/// and one of its stores pins generations (SQLite in WAL mode), as Apple's is only for SQLite
+/// stores. The context itself stays unpinned until its next read, as after any save.
+public let NSManagedObjectContextQueryGenerationKey = "NSManagedObjectContextQueryGenerationKey"
 
 extension NSManagedObjectContext {
     /// Posts `NSManagedObjectContextObjectsDidChange` for the current event, if anything
@@ -63,6 +121,17 @@ extension NSManagedObjectContext {
         eventTouched.removeAll()
         guard !userInfo.isEmpty else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+    }
+
+    /// Posts `name` with each set of IDs of `sets` under its key: every key, or only those of
+    /// non-empty sets.
+    func postObjectIDs(_ name: Notification.Name, _ sets: [(key: String, ids: Set<NSManagedObjectID>)], includingEmpty: Bool) {
+        var userInfo: [AnyHashable: Any] = [:]
+        userInfo.reserveCapacity(sets.count)
+        for (key, ids) in sets where includingEmpty || !ids.isEmpty {
+            userInfo[key] = ids
+        }
+        NotificationCenter.default.post(name: name, object: self, userInfo: userInfo)
     }
 
     /// Ends the current event: applies delete rules, drops objects that were inserted and then

@@ -173,14 +173,34 @@ extension NSManagedObjectContext {
         func set(_ objects: [NSManagedObject], _ key: String) -> Set<NSManagedObject> {
             setsPostedDuringSave?.set(of: objects, under: key) ?? Set(objects)
         }
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
+        var userInfo: [AnyHashable: Any] = [
             NSInsertedObjectsKey: set(inserted, NSInsertedObjectsKey), NSUpdatedObjectsKey: set(updated, NSUpdatedObjectsKey),
             NSDeletedObjectsKey: set(deleted, NSDeletedObjectsKey),
-        ])
+        ]
+        if let token = generationTokenAfterSave() { userInfo[NSManagedObjectContextQueryGenerationKey] = token }
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
         // Dropped while the save's arrays still hold the objects: objects whose last owner was
         // a set were freed in its hash order, scattered over memory (W1 took 18% longer than
         // freeing them in the arrays' order, the order they were made in).
         setsPostedDuringSave = nil
+        // Each set made from the objects' IDs at once (no array of them in between).
+        postObjectIDs(.NSManagedObjectContextDidSaveObjectIDs, [
+            (NSInsertedObjectIDsKey, Set(inserted.lazy.map(\.objectID))), (NSUpdatedObjectIDsKey, Set(updated.lazy.map(\.objectID))),
+            (NSDeletedObjectIDsKey, Set(deleted.lazy.map(\.objectID))),
+        ], includingEmpty: true)
+    }
+
+    /// The token of the newest query generation, right after a save, for the did-save
+    /// notification of a pinned context (``NSManagedObjectContextQueryGenerationKey``): nil when
+    /// the context is not pinned, when no store of its coordinator pins generations, or when
+    /// the generation can't be read (the key is then left out: the save itself succeeded).
+    ///
+    /// A generation of its own, not the context's: the context stays unpinned until its next
+    /// read, as after any save.
+    private func generationTokenAfterSave() -> NSQueryGenerationToken? {
+        guard let generationBacking, let generation = try? generationBacking.coordinator.newQueryGeneration(),
+              generation.pinsAnyStore else { return nil }
+        return NSQueryGenerationToken(kind: .generation(generation))
     }
 
     /// Runs the validation of every changed object and gathers the errors: one error is thrown
