@@ -6,7 +6,8 @@ extension NSManagedObjectContext {
     /// `NSManagedObjectContextDidSave`): registered objects it updated are refreshed (keeping this
     /// context's own unsaved changes), registered objects it deleted leave the context, and
     /// objects it inserted are registered (as faults) for the notification.
-    /// Posts `NSManagedObjectContextObjectsDidChange` with what changed here.
+    /// Posts `NSManagedObjectContextObjectsDidChange` with what changed here, then
+    /// `NSManagedObjectContextDidMergeChangesObjectIDs`.
     ///
     /// Callable from any queue: the merge runs on the context's queue (`performAndWait(_:)`,
     /// inline when already there), and only object IDs cross from the other context.

@@ -20,7 +20,8 @@ extension Notification.Name {
     public static let NSManagedObjectContextDidSaveObjectIDs = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
     /// Posted after a context merged changes (``NSManagedObjectContext/mergeChanges(fromContextDidSave:)``,
     /// ``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)`` and the merges of
-    /// ``NSManagedObjectContext/automaticallyMergesChangesFromParent``), on the context's queue,
+    /// ``NSManagedObjectContext/automaticallyMergesChangesFromParent``, of saves and of remote
+    /// change notifications), on the context's queue,
     /// with `Set<NSManagedObjectID>`s: the inserted, updated and deleted IDs the merge read
     /// (``NSInsertedObjectIDsKey``, ``NSUpdatedObjectIDsKey``, ``NSDeletedObjectIDsKey``) and
     /// the context's objects it refreshed (``NSRefreshedObjectIDsKey``); only the non-empty sets.
@@ -44,7 +45,8 @@ extension NSManagedObjectContext {
     /// Differs from Apple: there is no `sourceContext` case. Apple's userInfo holds a private
     /// weak-reference box under it; here the notification's `object` is the context.
     public enum NotificationKey: String, Sendable {
-        /// The generation token of a pinned context after its save, in `NSManagedObjectContextDidSave`.
+        /// ``NSManagedObjectContextQueryGenerationKey``: a pinned context's generation token
+        /// after its save, in `NSManagedObjectContextDidSave`.
         case queryGeneration = "NSManagedObjectContextQueryGenerationKey"
         /// The IDs of every object `reset()` let go of.
         case invalidatedAllObjects = "invalidatedAll"
@@ -84,12 +86,17 @@ public let NSInvalidatedObjectsKey = "invalidated"
 /// The userInfo key posted when every object was invalidated (`reset()`).
 public let NSInvalidatedAllObjectsKey = "invalidatedAll"
 /// The userInfo key of a pinned context's query generation token after its save, in
-/// `NSManagedObjectContextDidSave`: the generation right after the save, which another context
-/// can be pinned to with ``NSManagedObjectContext/setQueryGenerationFrom(_:)``.
+/// `NSManagedObjectContextDidSave`: a generation pinned once the save was written, so its data
+/// include the save (and whatever others saved in between), which another context can be
+/// pinned to with ``NSManagedObjectContext/setQueryGenerationFrom(_:)``.
 ///
 /// Present only when the context is pinned (``NSManagedObjectContext/setQueryGenerationFrom(_:)``)
 /// and one of its stores pins generations (SQLite in WAL mode), as Apple's is only for SQLite
 /// stores. The context itself stays unpinned until its next read, as after any save.
+///
+/// The generation is the token's own: it holds a read transaction on one connection of each
+/// store while the token lives (in the notification, or wherever an observer keeps it), which
+/// keeps the store's WAL from being checkpointed past it, as any pinned generation does.
 public let NSManagedObjectContextQueryGenerationKey = "NSManagedObjectContextQueryGenerationKey"
 
 extension NSManagedObjectContext {

@@ -7,7 +7,8 @@ extension NSManagedObjectContext {
     /// (`validateForInsert`/`Update`/`Delete`; several errors become one 1560 error with
     /// `NSDetailedErrorsKey`) → permanent IDs for inserted objects → one `StoreSaveChanges` to the
     /// coordinator, which checks every store before writing any → committed snapshots updated →
-    /// `didSave()` → `NSManagedObjectContextDidSave`.
+    /// `didSave()` → `NSManagedObjectContextDidSave` (with ``NSManagedObjectContextQueryGenerationKey``
+    /// for a pinned context) → `NSManagedObjectContextDidSaveObjectIDs`.
     ///
     /// Derived attributes the changes affect are computed first
     /// (`NSManagedObjectContext+DerivedAttributes.swift`). Uniqueness-constraint conflicts (objects that would share a constraint's values with each
@@ -190,13 +191,14 @@ extension NSManagedObjectContext {
         ], includingEmpty: true)
     }
 
-    /// The token of the newest query generation, right after a save, for the did-save
+    /// The token of a generation pinned once the save was written, for the did-save
     /// notification of a pinned context (``NSManagedObjectContextQueryGenerationKey``): nil when
     /// the context is not pinned, when no store of its coordinator pins generations, or when
     /// the generation can't be read (the key is then left out: the save itself succeeded).
     ///
     /// A generation of its own, not the context's: the context stays unpinned until its next
-    /// read, as after any save.
+    /// read, as after any save (which then pins a generation of its own: two read connections
+    /// for a pinned context's save and read, while the token lives).
     private func generationTokenAfterSave() -> NSQueryGenerationToken? {
         guard let generationBacking, let generation = try? generationBacking.coordinator.newQueryGeneration(),
               generation.pinsAnyStore else { return nil }

@@ -116,22 +116,77 @@ import Testing
         #expect(remote?.userInfo?.count == 1)
     }
 
-    /// A context that merges its coordinator's saves by itself posts the merge's IDs too.
+    /// Posts of a notification by one context, each with whether it came on the context's queue.
+    final class QueueRecorder: @unchecked Sendable {
+        private let lock = NSLock()
+        private var posts: [(notification: Notification, onQueue: Bool)] = []
+        private var token: NSObjectProtocol?
+        var received: [(notification: Notification, onQueue: Bool)] { lock.withLock { posts } }
+
+        init(_ name: Notification.Name, _ context: NSManagedObjectContext) {
+            token = NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) { [weak self, unowned context] note in
+                let onQueue = context.executor.isCurrent
+                self?.lock.withLock { self?.posts.append((note, onQueue)) }
+            }
+        }
+
+        deinit { if let token { NotificationCenter.default.removeObserver(token) } }
+    }
+
+    /// A context that merges its coordinator's saves by itself posts the merge's IDs too, once
+    /// a merge, on its own queue.
     @Test(arguments: StoreTypesUnderTest.all)
     func automaticMergesPostTheMergedIDs(storeType: String) throws {
         let scenario = try MergeScenario(storeType: storeType)
         scenario.mine.performAndWait { scenario.mine.automaticallyMergesChangesFromParent = true }
-        let recorder = NotificationRecorder([.NSManagedObjectContextDidMergeChangesObjectIDs], object: scenario.mine)
+        let recorder = QueueRecorder(.NSManagedObjectContextDidMergeChangesObjectIDs, scenario.mine)
         try scenario.other.performAndWait { () throws -> Void in
             try scenario.other.existingObject(with: scenario.annID).setValue(Int64(151), forKey: "salary")
             try scenario.other.save()
         }
         // The merge was enqueued on `mine`'s queue when `other` posted: done once this runs.
         scenario.mine.performAndWait {}
-        let merged = try #require(recorder.notifications.first)
-        #expect(Self.ids(merged, NSUpdatedObjectIDsKey) == [scenario.annID])
-        #expect(Self.ids(merged, NSRefreshedObjectIDsKey) == [scenario.annID])
+        #expect(recorder.received.count == 1)
+        let merged = try #require(recorder.received.first)
+        #expect(merged.onQueue)
+        #expect(Self.ids(merged.notification, NSUpdatedObjectIDsKey) == [scenario.annID])
+        #expect(Self.ids(merged.notification, NSRefreshedObjectIDsKey) == [scenario.annID])
         #expect(scenario.mine.performAndWait { scenario.ann.value(forKey: "salary") as? Int64 } == 151)
+    }
+
+    /// A child context that merges its parent's saves posts the IDs of each, on its own queue:
+    /// the object the parent inserted, by the permanent ID the parent's save gave it.
+    @Test func childMergingItsParentsSavesPostsTheirIDs() throws {
+        let scenario = try MergeScenario(storeType: NSInMemoryStoreType)
+        let parent = scenario.mine
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        child.performAndWait { child.automaticallyMergesChangesFromParent = true }
+        let recorder = QueueRecorder(.NSManagedObjectContextDidMergeChangesObjectIDs, child)
+        let project = try parent.performAndWait { () throws -> NSManagedObject in
+            let project = NSEntityDescription.insertNewObject(forEntityName: "Project", into: parent)
+            try parent.save()
+            return project
+        }
+        child.performAndWait {}
+        #expect(recorder.received.count == 1)
+        let merged = try #require(recorder.received.first)
+        #expect(merged.onQueue)
+        #expect(Self.ids(merged.notification, NSInsertedObjectIDsKey) == [project.objectID])
+        #expect(!project.objectID.isTemporaryID)
+    }
+
+    /// A save that the merge policy saves again after resolving a conflict posts once.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func aSaveRetriedAfterAConflictPostsOnce(storeType: String) throws {
+        let scenario = try MergeScenario(storeType: storeType, policy: NSMergeByPropertyObjectTrumpMergePolicy)
+        try scenario.otherSaves()
+        scenario.mineChanges()
+        let recorder = QueueRecorder(.NSManagedObjectContextDidSaveObjectIDs, scenario.mine)
+        try scenario.mine.save()
+        #expect(recorder.received.count == 1)
+        #expect(Self.ids(recorder.received.first?.notification, NSUpdatedObjectIDsKey) == [scenario.annID])
+        #expect(try scenario.stored().name == "Anna")
     }
 
     /// A pinned context's did-save notification carries the generation right after its save:
