@@ -23,6 +23,35 @@ import Testing
         byID[twin, default: 0] += 1
         #expect(byID[id] == 2)
     }
+
+    /// Boxed as `NSObject`, as sets and dictionaries box it, an ID is read from the box: equal to
+    /// itself and its twins, not to another ID, another kind of object or a temporary ID.
+    @Test func idsBoxedAsNSObject() throws {
+        let fixture = try SQLiteStatementFixture()
+        let id = try #require(try fixture.company.snapshots(fixture.company.request("Department")).first?.objectID)
+        let primaryKey = try #require(id.primaryKey)
+        let twin = NSManagedObjectID(entity: id.entity, store: fixture.store, primaryKey: primaryKey)
+        let other = NSManagedObjectID(entity: id.entity, store: fixture.store, primaryKey: primaryKey + 1)
+        let boxed: [(NSObject, Bool)] = [
+            (id, true), (twin, true), (other, false), (NSManagedObjectID(temporaryFor: id.entity), false),
+            (NSNumber(value: primaryKey), false), (NSObject(), false), (id.entity, false),
+        ]
+        for (object, equal) in boxed {
+            #expect(id.isEqual(object) == equal, "\(object)")
+            #expect(((id as NSObject) == object) == equal, "\(object) through NSObject's ==")
+        }
+
+        // Sets and dictionaries of many IDs (colliding buckets compare through it): each ID once,
+        // found by its twin.
+        let ids = (1...2_000).map { NSManagedObjectID(entity: id.entity, store: fixture.store, primaryKey: Int64($0)) }
+        let twins = ids.map { NSManagedObjectID(entity: $0.entity, store: fixture.store, primaryKey: $0.primaryKey ?? 0) }
+        let set = Set(ids + twins)
+        #expect(set.count == ids.count)
+        #expect(twins.allSatisfy(set.contains))
+        #expect(!set.contains(NSManagedObjectID(entity: id.entity, store: fixture.store, primaryKey: 2_001)))
+        let byID = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+        #expect(twins.enumerated().allSatisfy { byID[$1] == $0 })
+    }
 }
 
 /// Taking a class instance out of an `Any` (``exactInstance(_:of:)``): read from the box when its
