@@ -341,17 +341,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     ///
     /// Sets of objects (a notification's, a to-many relationship's value) compare through
     /// this, with the other object boxed as an `NSObject`. Such a value is compared by the
-    /// words of its existential, without copying it or `NSObject`'s runtime cast (about 450
-    /// instructions): `Any?` is laid out as `Any` (Swift's stable ABI), a three-word buffer
-    /// holding a class instance's reference in its first word, then the metadata of the type
-    /// it was boxed as (null for nil). A value boxed as another type (an optional, another
-    /// class, `AnyHashable`) is compared as `NSObject` compares.
+    /// words of its existential (``boxedReference(_:)``), without copying it or `NSObject`'s
+    /// runtime cast (about 450 instructions). A value boxed as another type (an optional,
+    /// another class, `AnyHashable`) is compared as `NSObject` compares.
     open override func isEqual(_ object: Any?) -> Bool {
-        let words = unsafeBitCast(object, to: (UInt, UInt, UInt, UInt).self)
-        let boxedAs = words.3
-        if boxedAs == UInt(bitPattern: ObjectIdentifier(NSObject.self)) || boxedAs == UInt(bitPattern: ObjectIdentifier(NSManagedObject.self))
-            || boxedAs == UInt(bitPattern: ObjectIdentifier(Swift.type(of: self))) {
-            return words.0 == UInt(bitPattern: ObjectIdentifier(self))
+        let (instance, boxedAs) = boxedReference(object)
+        if isMetadata(boxedAs, of: NSObject.self) || isMetadata(boxedAs, of: NSManagedObject.self)
+            || isMetadata(boxedAs, of: Swift.type(of: self)) {
+            return instance == UInt(bitPattern: ObjectIdentifier(self))
         }
         return super.isEqual(object)
     }

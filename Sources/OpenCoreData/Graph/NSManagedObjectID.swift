@@ -115,14 +115,14 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     ///
     /// Sets and dictionaries of IDs compare through this, with the other ID boxed as an
     /// `NSObject` (`NSObject`'s `==`), on every bucket they probe that holds another ID: a set
-    /// of n new IDs about 0.8 n times. Such a value is read from the words of its existential,
-    /// as ``NSManagedObject/isEqual(_:)`` reads it, and its class asked of the instance itself:
+    /// of n new IDs about 0.8 n times. Such a value is read from the words of its existential
+    /// (``boxedReference(_:)``), and its class asked of the instance itself:
     /// copying the existential out and asking its dynamic type cost about 400 instructions a
     /// comparison, more than hashing the ID. Any other value is taken out of its box first.
     public override func isEqual(_ object: Any?) -> Bool {
-        let words = unsafeBitCast(object, to: (UInt, UInt, UInt, UInt).self)
-        if words.3 == UInt(bitPattern: ObjectIdentifier(NSObject.self)) || words.3 == UInt(bitPattern: ObjectIdentifier(NSManagedObjectID.self)),
-           let instance = UnsafeRawPointer(bitPattern: words.0) {
+        let (reference, boxedAs) = boxedReference(object)
+        if isMetadata(boxedAs, of: NSObject.self) || isMetadata(boxedAs, of: NSManagedObjectID.self),
+           let instance = UnsafeRawPointer(bitPattern: reference) {
             if instance == UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) { return true }
             // Unretained: the caller's box holds the instance for the call.
             return Unmanaged<AnyObject>.fromOpaque(instance)._withUnsafeGuaranteedRef { other in

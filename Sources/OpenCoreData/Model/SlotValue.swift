@@ -205,6 +205,26 @@ enum SlotValue {
     }
 }
 
+/// The two words of `value`'s existential that tell a class instance boxed in it, read without
+/// copying the value out: the first word of its buffer (a class instance's reference, inline)
+/// and the metadata of the type it was boxed as (0 for nil). `Any?` is laid out as `Any`
+/// (Swift's stable ABI): a three-word buffer, then that metadata. `instance` is meaningful only
+/// when `boxedAs` is a class's metadata (``isMetadata(_:of:)``).
+///
+/// What `isEqual(_:)` of managed objects and IDs reads: sets of them compare through
+/// `NSObject`'s `==`, which boxes the other object as `NSObject`.
+@inline(__always)
+func boxedReference(_ value: Any?) -> (instance: UInt, boxedAs: UInt) {
+    let words = unsafeBitCast(value, to: (UInt, UInt, UInt, UInt).self)
+    return (words.0, words.3)
+}
+
+/// Whether `metadata` (a ``boxedReference(_:)``'s `boxedAs`) is the metadata of `type`.
+@inline(__always)
+func isMetadata(_ metadata: UInt, of type: AnyClass) -> Bool {
+    metadata == UInt(bitPattern: ObjectIdentifier(type))
+}
+
 /// `value` as an instance of the final class `T`, read out of its existential when its dynamic
 /// type is exactly `T`, else through the runtime's cast.
 ///
