@@ -341,7 +341,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     ///
     /// Sets of objects (a notification's, a to-many relationship's value) compare through
     /// this, with the other object boxed as an `NSObject`. Such a value is compared by the
-    /// words of its existential (``boxedReference(_:)``), without copying it or `NSObject`'s
+    /// words of its existential (`boxedReference(_:)`), without copying it or `NSObject`'s
     /// runtime cast (about 450 instructions). A value boxed as another type (an optional,
     /// another class, `AnyHashable`) is compared as `NSObject` compares.
     open override func isEqual(_ object: Any?) -> Bool {

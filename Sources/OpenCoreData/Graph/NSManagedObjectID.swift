@@ -116,7 +116,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// Sets and dictionaries of IDs compare through this, with the other ID boxed as an
     /// `NSObject` (`NSObject`'s `==`), on every bucket they probe that holds another ID: a set
     /// of n new IDs about 0.8 n times. Such a value is read from the words of its existential
-    /// (``boxedReference(_:)``), and its class asked of the instance itself:
+    /// (`boxedReference(_:)`), and its class asked of the instance itself:
     /// copying the existential out and asking its dynamic type cost about 400 instructions a
     /// comparison, more than hashing the ID. Any other value is taken out of its box first.
     public override func isEqual(_ object: Any?) -> Bool {

@@ -209,7 +209,7 @@ enum SlotValue {
 /// copying the value out: the first word of its buffer (a class instance's reference, inline)
 /// and the metadata of the type it was boxed as (0 for nil). `Any?` is laid out as `Any`
 /// (Swift's stable ABI): a three-word buffer, then that metadata. `instance` is meaningful only
-/// when `boxedAs` is a class's metadata (``isMetadata(_:of:)``).
+/// when `boxedAs` is a class's metadata (`isMetadata(_:of:)`).
 ///
 /// What `isEqual(_:)` of managed objects and IDs reads: sets of them compare through
 /// `NSObject`'s `==`, which boxes the other object as `NSObject`.
@@ -219,7 +219,7 @@ func boxedReference(_ value: Any?) -> (instance: UInt, boxedAs: UInt) {
     return (words.0, words.3)
 }
 
-/// Whether `metadata` (a ``boxedReference(_:)``'s `boxedAs`) is the metadata of `type`.
+/// Whether `metadata` (a `boxedReference(_:)`'s `boxedAs`) is the metadata of `type`.
 @inline(__always)
 func isMetadata(_ metadata: UInt, of type: AnyClass) -> Bool {
     metadata == UInt(bitPattern: ObjectIdentifier(type))
