@@ -23,19 +23,39 @@ final class LastDestination {
     /// ``NSManagedObjectContext/object(with:)`` in `context`, unless `id` (the same instance) was
     /// the last asked for in `slot` and its object is still `context`'s.
     func object(with id: NSManagedObjectID, slot: Int, in context: NSManagedObjectContext) -> NSManagedObject {
+        if let found = remembered(id, slot: slot, in: context) { return found }
+        let found = context.object(with: id)
+        remember(found, id: id, slot: slot)
+        return found
+    }
+
+    /// The object registered in `context` under `id`, nil when there is none (no fault is
+    /// made): the memo first, as ``object(with:slot:in:)``, then the registry.
+    func registeredObject(with id: NSManagedObjectID, slot: Int, in context: NSManagedObjectContext) -> NSManagedObject? {
+        if let found = remembered(id, slot: slot, in: context) { return found }
+        guard let found = context.registry[id] else { return nil }
+        remember(found, id: id, slot: slot)
+        return found
+    }
+
+    /// The object remembered for `slot` when it was found for `id` (the same instance) and is
+    /// still `context`'s.
+    @inline(__always)
+    private func remembered(_ id: NSManagedObjectID, slot: Int, in context: NSManagedObjectContext) -> NSManagedObject? {
+        guard let index = slots.firstIndex(of: slot), ids[index] === id,
+              objects[index].unretainedContext?.toOpaque() == Unmanaged.passUnretained(context).toOpaque() else { return nil }
+        return objects[index]
+    }
+
+    /// Remembers `object`, found for `id`, as the last destination of `slot`.
+    private func remember(_ object: NSManagedObject, id: NSManagedObjectID, slot: Int) {
         guard let index = slots.firstIndex(of: slot) else {
-            let found = context.object(with: id)
             slots.append(slot)
             ids.append(id)
-            objects.append(found)
-            return found
+            objects.append(object)
+            return
         }
-        if ids[index] === id, objects[index].unretainedContext?.toOpaque() == Unmanaged.passUnretained(context).toOpaque() {
-            return objects[index]
-        }
-        let found = context.object(with: id)
         ids[index] = id
-        objects[index] = found
-        return found
+        objects[index] = object
     }
 }

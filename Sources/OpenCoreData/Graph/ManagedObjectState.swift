@@ -136,6 +136,9 @@ final class ManagedObjectState {
     @exclusivity(unchecked) var isFault: Bool
     /// Whether `awakeFromInsert()` already ran.
     var didAwakeFromInsert = false
+    /// The to-one destination whose ID the values keep from the snapshot they were loaded
+    /// from (``EntityLayout/keptDestinationSlot``), held as a slot holding the object holds it.
+    @exclusivity(unchecked) var heldDestination: NSManagedObject?
 
     init(isFault: Bool, layout: EntityLayout) {
         self.isFault = isFault
@@ -145,9 +148,10 @@ final class ManagedObjectState {
 
     /// The state of a fault loaded from `snapshot`: `values` (the snapshot's own, or made from
     /// them by ``NSManagedObject/load(_:in:defaultingTransients:destinations:)``), with `snapshot`
-    /// as the committed snapshot.
-    init(loading snapshot: consuming ObjectSnapshot, values: SlotValues) {
+    /// as the committed snapshot, holding `destination` (see ``heldDestination``).
+    init(loading snapshot: consuming ObjectSnapshot, values: SlotValues, holding destination: NSManagedObject?) {
         isFault = false
+        heldDestination = destination
         layout = snapshot.layout
         self.values = values
         committedSnapshot = consume snapshot
@@ -155,10 +159,11 @@ final class ManagedObjectState {
 
     /// Makes this state, which no object holds any more (``NSManagedObjectContext/recycle(_:)``),
     /// the state of a fault loaded from `snapshot`: every stored property as
-    /// ``init(loading:values:)`` leaves it. (A stored property added to this class is set here
+    /// ``init(loading:values:holding:)`` leaves it. (A stored property added to this class is set here
     /// too.)
-    func reuse(loading snapshot: consuming ObjectSnapshot, values: SlotValues) {
+    func reuse(loading snapshot: consuming ObjectSnapshot, values: SlotValues, holding destination: NSManagedObject?) {
         layout = snapshot.layout
+        heldDestination = destination
         self.values = values
         changed = ChangedSlots()
         committedSnapshot = consume snapshot
@@ -174,9 +179,10 @@ final class ManagedObjectState {
     }
 
     /// Drops what a state kept for ``NSManagedObjectContext/recycle(_:)`` references: the
-    /// values, the snapshots and the event's old values (``reuse(loading:values:)`` sets the rest).
+    /// values, the snapshots and the event's old values (``reuse(loading:values:holding:)`` sets the rest).
     func dropContents() {
         values = layout.emptyValues
+        heldDestination = nil
         committedSnapshot = nil
         fetchedSnapshot = nil
         if !eventChangeList.isEmpty { eventChangeList = [] }

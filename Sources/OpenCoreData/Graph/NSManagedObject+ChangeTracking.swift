@@ -100,7 +100,7 @@ extension NSManagedObject {
             let relationship = unsafeDowncast(layout.properties[slot], to: NSRelationshipDescription.self)
             return relationship.isOrdered ? current != old : Set(current) != Set(old)
         case .toOne:
-            let current = state.values[slot].destination?.objectID
+            let current = state.values[slot].destinationID
             guard let committed else { return current != nil }
             return current != committed[layout.properties[slot].name] as? NSManagedObjectID
         case .attribute:

@@ -16,7 +16,10 @@ extension NSManagedObject {
     /// (``toManyList(_:)``).
     ///
     /// The snapshot's values become the object's as they are (one buffer, shared until the
-    /// first change), so loading an object of attributes costs no per-attribute work.
+    /// first change), so loading an object of attributes costs no per-attribute work. So do
+    /// they for an entity whose one relationship is a to-one, when its destination is already
+    /// registered in the context (``keptDestination(of:at:in:destinations:)``): the object keeps
+    /// the destination's ID, and its state holds the object (``toOneDestination(at:)``).
     ///
     /// `defaultingTransients`: a fault holding nothing starts its transient properties at their
     /// default values (what ``NSManagedObjectContext/loadAndAwake(_:from:destinations:)`` asks on
@@ -33,14 +36,17 @@ extension NSManagedObject {
             return
         }
         let layout = snapshot.layout
+        var kept: KeptDestination?
+        if let slot = layout.keptDestinationSlot { kept = Self.keptDestination(of: snapshot, at: slot, in: context, destinations: destinations) }
+        let keepsSlots = layout.holdsOnlyAttributes || kept != nil
         guard let current = self.state else {
             // A fault holding nothing (one a fetch, a batch or a relationship made): its state
             // is made loaded, not made empty and then filled field by field.
-            let values = layout.holdsOnlyAttributes
+            let values = keepsSlots
                 ? snapshot.slots
                 : Self.values(loading: snapshot, over: defaultingTransients ? layout.defaultValues : layout.emptyValues, in: context,
                               destinations: destinations)
-            self.state = context.state(loading: snapshot, values: values)
+            self.state = context.state(loading: snapshot, values: values, holding: kept?.object)
             return
         }
         // The lists logged changes stand for are worked out from the values being replaced.
@@ -57,17 +63,61 @@ extension NSManagedObject {
             state.values = current.values
             self.state = state
         }
-        if layout.holdsOnlyAttributes {
+        if keepsSlots {
             state.values = snapshot.slots
         } else {
             state.values = Self.values(loading: snapshot, over: state.values, in: context, destinations: destinations)
         }
+        state.heldDestination = kept?.object
         state.changed.removeAll()
         state.fetchedSnapshot = nil
         state.committedSnapshot = snapshot
         state.isFault = false
         // Tested first: assigning a literal builds an empty dictionary even when it replaces one.
         if !state.fetchedPropertyResults.isEmpty { state.fetchedPropertyResults = [:] }
+    }
+
+    /// What an object loading `snapshot` keeps of its to-one destination, in `slot` (the
+    /// entity's one relationship, ``EntityLayout/keptDestinationSlot``).
+    enum KeptDestination {
+        /// The snapshot names no destination.
+        case none
+        /// The destination, registered in the context: the object holds it while its slot keeps
+        /// the ID.
+        case object(NSManagedObject)
+
+        /// The destination to hold, if any.
+        var object: NSManagedObject? {
+            if case .object(let object) = self { object } else { nil }
+        }
+    }
+
+    /// What an object loading `snapshot` keeps of the to-one destination in `slot` when it keeps
+    /// the snapshot's values as they are, the destination as its ID; nil when the destination
+    /// must be resolved into a slot buffer of the object's own (``values(loading:over:in:destinations:)``).
+    ///
+    /// Resolving needed that buffer, written slot by slot: one more allocation a row, in a
+    /// prefetch of children that name their parent. A destination already registered in
+    /// `context` under a permanent ID is kept as its ID in the slot, and held by the state
+    /// (``ManagedObjectState/heldDestination``), so that the object holds its destination
+    /// as Core Data's objects do (and as a resolved slot does). A destination not registered
+    /// yet is made a fault by resolving, as before: the memo of a run of loads
+    /// (``LastDestination``) then finds it for the rows that follow. Temporary IDs (a parent
+    /// context's new objects) change when the object is saved, so they are resolved. Only in a
+    /// plain context: a subclass's override of ``NSManagedObjectContext/object(with:)`` is
+    /// called for every destination.
+    private static func keptDestination(of snapshot: borrowing ObjectSnapshot, at slot: Int, in context: NSManagedObjectContext,
+                                        destinations: LastDestination?) -> KeptDestination? {
+        // Matched in place: matching `snapshot.slots[slot]` copied the value out first (about
+        // 70 instructions a row, the copy and its release).
+        let (isNone, id) = snapshot.slots.withUnsafeBufferPointer { slots -> (Bool, NSManagedObjectID?) in
+            if case .objectID(let id) = slots[slot] { return (false, id) }
+            return (slots[slot].isNone, nil)
+        }
+        guard let id else { return isNone ? KeptDestination.none : nil }
+        guard !id.isTemporaryID, type(of: context) == NSManagedObjectContext.self else { return nil }
+        let registered = destinations.map { $0.registeredObject(with: id, slot: slot, in: context) } ?? context.registry[id]
+        return registered.map(KeptDestination.object)
     }
 
     /// The values an object holding `current` has once `snapshot` (of its layout) is loaded:
@@ -118,6 +168,7 @@ extension NSManagedObject {
             dropState()
         } else if let state {
             let layout = state.layout
+            state.heldDestination = nil
             if keepingTransients, !layout.transientSlots.isEmpty {
                 let current = state.values
                 state.values = layout.emptyValues

@@ -215,7 +215,7 @@ extension NSManagedObject: KeyValueCoding {
         case .attribute:
             return state?.values[slot].anyInPlace()
         case .toOne:
-            return state?.values[slot].destination
+            return toOneDestination(at: slot)
         case .toMany:
             let list = toManyList(at: slot)
             return unsafeDowncast(layout.properties[slot], to: NSRelationshipDescription.self).isOrdered

@@ -122,7 +122,8 @@ extension NSManagedObject {
         }
         fireFaultIfNeeded()
         if relationship.isToMany { return toManyList(key).objects.map(\.objectID) }
-        return (storedValue(forKey: key) as? NSManagedObject).map { [$0.objectID] } ?? []
+        // A kept ID (see `toOneDestination(at:)`) is read as it is, without looking up its object.
+        return slot(forKey: key).flatMap { slotValue(at: $0).destinationID }.map { [$0] } ?? []
     }
 
     /// Whether reading the relationship would go to the store: true while the object is a fault,

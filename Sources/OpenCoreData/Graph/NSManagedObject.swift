@@ -120,10 +120,33 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     }
 
     /// The current value in `slot`: an attribute's Swift value, a to-one destination
-    /// (`NSManagedObject`) or a to-many ``ObjectList`` (nil: empty, or a relationship fault:
-    /// see ``isToManyFault(_:)``). No fault firing, no hooks.
+    /// (`NSManagedObject`, ``toOneDestination(at:)``) or a to-many ``ObjectList`` (nil: empty,
+    /// or a relationship fault: see ``isToManyFault(_:)``). No fault firing, no hooks.
     @inline(__always)
-    func storedValue(at slot: Int) -> Any? { state?.values[slot].anyInPlace() }
+    func storedValue(at slot: Int) -> Any? {
+        guard let state else { return nil }
+        if case .objectID = state.values[slot], state.layout.kinds[slot] == .toOne { return toOneDestination(at: slot) }
+        return state.values[slot].anyInPlace()
+    }
+
+    /// The destination of the to-one relationship in `slot`: the object the slot holds, or the
+    /// object of the ID it keeps (``keptDestination(_:)``). No fault firing, no hooks.
+    func toOneDestination(at slot: Int) -> NSManagedObject? {
+        guard let state else { return nil }
+        if case .objectID(let id) = state.values[slot] { return keptDestination(id) }
+        return state.values[slot].destination
+    }
+
+    /// The object of `id`, kept in a to-one slot: the destination the state holds for it (a
+    /// load that kept its snapshot's values, see ``load(_:in:defaultingTransients:destinations:)``),
+    /// else the context's object of that ID.
+    ///
+    /// Differs from Apple: an `NSManagedObjectID` set as a to-one's primitive value reads as
+    /// its object.
+    func keptDestination(_ id: NSManagedObjectID) -> NSManagedObject? {
+        if let held = state?.heldDestination, held.objectID == id { return held }
+        return managedObjectContext?.object(with: id)
+    }
 
     /// ``storedValue(at:)`` as the slot holds it.
     @inline(__always)

@@ -17,11 +17,12 @@ extension NSManagedObjectContext {
         spareStates.append(state)
     }
 
-    /// The state of a fault loaded from `snapshot` with `values`: a kept one (``recycle(_:)``)
-    /// when there is one, else a new one.
-    func state(loading snapshot: consuming ObjectSnapshot, values: SlotValues) -> ManagedObjectState {
-        guard let spare = spareStates.popLast() else { return ManagedObjectState(loading: snapshot, values: values) }
-        spare.reuse(loading: snapshot, values: values)
+    /// The state of a fault loaded from `snapshot` with `values`, holding `destination` (see
+    /// ``ManagedObjectState/heldDestination``): a kept one (``recycle(_:)``) when there is one,
+    /// else a new one.
+    func state(loading snapshot: consuming ObjectSnapshot, values: SlotValues, holding destination: NSManagedObject?) -> ManagedObjectState {
+        guard let spare = spareStates.popLast() else { return ManagedObjectState(loading: snapshot, values: values, holding: destination) }
+        spare.reuse(loading: snapshot, values: values, holding: destination)
         return spare
     }
 

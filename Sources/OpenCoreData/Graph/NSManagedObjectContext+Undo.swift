@@ -67,6 +67,11 @@ extension NSManagedObjectContext {
     /// caller that holds it).
     func recordChange(of object: NSManagedObject, state: ManagedObjectState, slot: Int, oldValue: consuming SlotValue) {
         guard recordingSuspended == 0 else { return }
+        // A to-one destination kept as its ID (see `NSManagedObject.keptDestination(_:)`) is
+        // recorded as its object: the event's old value and undo give objects.
+        if case .objectID(let id) = oldValue, state.layout.kinds[slot] == .toOne, let kept = object.keptDestination(id) {
+            oldValue = .object(kept)
+        }
         // The old value moves into the event's list; undo gets a copy, when an undo manager
         // records, registered after the event's change as before.
         if let undoManager {

@@ -16,7 +16,9 @@ final class EntityLayout: @unchecked Sendable {
     enum Kind: UInt8 {
         /// An attribute's value.
         case attribute
-        /// A to-one relationship: the destination object in an object, its ID in a snapshot.
+        /// A to-one relationship: its destination's ID in a snapshot; in an object, the
+        /// destination object, or its ID when the object keeps its snapshot's values
+        /// (``keptDestinationSlot``).
         case toOne
         /// A to-many relationship: an ``ObjectList`` in an object (nil: a relationship fault or
         /// empty); always nil in a snapshot, whose destinations are in ``ObjectSnapshot/toMany``.
@@ -42,6 +44,10 @@ final class EntityLayout: @unchecked Sendable {
     /// Whether every slot is a persistent attribute (no relationship, nothing transient): a
     /// snapshot's values are then the object's as they are.
     var holdsOnlyAttributes: Bool { transientSlots.isEmpty && relationshipSlots.isEmpty }
+    /// The slot of the one relationship, a to-one, of an entity with nothing transient: an
+    /// object may keep a snapshot's values as they are, that destination as its ID (see
+    /// `NSManagedObject.load(_:in:defaultingTransients:destinations:)`). Nil for any other entity.
+    let keptDestinationSlot: Int?
     /// Every slot empty: new objects, faults and snapshots filled by name start from this buffer
     /// (shared until written); rows decoded or built slot by slot start from
     /// ``makeEmptyValues()``.
@@ -143,6 +149,8 @@ final class EntityLayout: @unchecked Sendable {
         self.relationshipSlots = relationships
         self.transientSlots = transients
         self.persistentAttributeSlots = attributes
+        self.keptDestinationSlot = transients.isEmpty && relationships.count == 1 && kinds[relationships[0]] == .toOne
+            ? relationships[0] : nil
         var size = 4
         while size < properties.count * 2 { size *= 2 }
         var table = ContiguousArray<Int32>(repeating: 0, count: size)

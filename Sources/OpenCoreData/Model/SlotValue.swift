@@ -18,7 +18,8 @@ enum SlotValue {
     case bool(Bool)
     case date(Date)
     case string(String)
-    /// An object ID: a to-one destination in a snapshot.
+    /// An object ID: a to-one destination in a snapshot, or in an object that kept its
+    /// snapshot's values (``EntityLayout/keptDestinationSlot``); an attribute's `NSManagedObjectID`.
     case objectID(NSManagedObjectID)
     /// A to-one destination in an object, as loading a snapshot keeps it (a destination set
     /// through ``init(some:)`` is ``other(_:)``: telling a subclass instance apart takes a
@@ -250,6 +251,14 @@ extension SlotValue {
         case .other(let value): value as? NSManagedObject
         default: nil
         }
+    }
+
+    /// The ID of the to-one destination an object's slot holds: the ID it keeps, or its
+    /// object's ID (see ``destination``); nil for anything else.
+    @inline(__always)
+    var destinationID: NSManagedObjectID? {
+        if case .objectID(let id) = self { return id }
+        return destination?.objectID
     }
 
     /// The value as an object ID (a to-one destination in a snapshot), nil for anything else.
