@@ -79,50 +79,55 @@ import Testing
         #expect(department.value(forKey: "name") as? String == "Sales")
     }
 
+    /// A weak reference to a managed object.
+    final class WeakObject {
+        weak var object: NSManagedObject?
+        init(_ object: NSManagedObject) { self.object = object }
+    }
+
+    /// Runs `load` in a scope of its own and returns the objects it loaded, and a weak reference
+    /// to the destination it returned: once `load` returned, only those objects can hold it.
+    static func loadObjects(_ load: () throws -> (destination: NSManagedObject, objects: [NSManagedObject]))
+        rethrows -> (destination: WeakObject, objects: [NSManagedObject]) {
+        let loaded = try load()
+        return (WeakObject(loaded.destination), loaded.objects)
+    }
+
     /// An object that keeps its destination's ID holds the destination, as a resolved slot
-    /// does (and Core Data's objects do); turning it back into a fault lets it go.
+    /// does (and Core Data's objects do), whether a fault fired or a prefetch loaded it;
+    /// turning it back into a fault lets it go.
     @Test(arguments: StoreTypesUnderTest.all)
     func keptDestinationIsHeldUntilTheObjectIsRefreshed(storeType: String) throws {
         let scenario = try MergeScenario(storeType: storeType)
         let context = MergeScenario.context(scenario.fixture.coordinator)
-        weak var heldSales: NSManagedObject?
-        var employees: [NSManagedObject] = []
-        do {
+        let (sales, employees) = try Self.loadObjects {
             let sales = try context.existingObject(with: scenario.salesID)
             #expect(sales.value(forKey: "name") as? String == "Sales")
             let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
             request.predicate = NSPredicate(format: "department == %@", scenario.salesID)
-            employees = try context.fetch(request)
-            #expect(employees.count == 3)
-            for employee in employees { #expect(employee.value(forKey: "salary") != nil && Self.sharesSnapshot(employee)) }
-            heldSales = sales
+            let employees = try context.fetch(request)
+            for employee in employees { #expect(employee.value(forKey: "salary") != nil) }
+            return (sales, employees)
         }
-        #expect(heldSales != nil, "the employees hold their department")
-        #expect(employees.allSatisfy { $0.value(forKey: "department") as? NSManagedObject === heldSales })
+        #expect(employees.count == 3 && employees.allSatisfy(Self.sharesSnapshot))
+        #expect(sales.object != nil, "the employees hold their department")
+        #expect(employees.allSatisfy { $0.value(forKey: "department") as? NSManagedObject === sales.object })
         for employee in employees { context.refresh(employee, mergeChanges: false) }
-        #expect(heldSales == nil, "faults hold nothing")
+        #expect(sales.object == nil, "faults hold nothing")
         let department = try #require(employees[0].value(forKey: "department") as? NSManagedObject)
         #expect(department.objectID == scenario.salesID && department.value(forKey: "name") as? String == "Sales")
-    }
 
-    /// Objects loaded by a prefetch hold their kept destination too.
-    @Test(arguments: StoreTypesUnderTest.all)
-    func prefetchedObjectsHoldTheirKeptDestination(storeType: String) throws {
-        let scenario = try MergeScenario(storeType: storeType)
-        let context = MergeScenario.context(scenario.fixture.coordinator)
-        weak var heldTech: NSManagedObject?
-        var staff: [NSManagedObject] = []
-        do {
+        // Loaded by a prefetch: the objects come from the department's side.
+        let (tech, staff) = try Self.loadObjects {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
             request.predicate = NSPredicate(format: "name == 'Tech'")
             request.relationshipKeyPathsForPrefetching = ["employees"]
             let tech = try #require(try context.fetch(request).first)
-            staff = Array(try #require(tech.value(forKey: "employees") as? Set<NSManagedObject>))
-            heldTech = tech
+            return (tech, Array(try #require(tech.value(forKey: "employees") as? Set<NSManagedObject>)))
         }
         #expect(staff.count == 2 && staff.allSatisfy(Self.sharesSnapshot))
-        #expect(heldTech != nil, "the employees hold their department")
-        #expect(staff.allSatisfy { $0.value(forKey: "department") as? NSManagedObject === heldTech })
+        #expect(tech.object != nil, "the employees hold their department")
+        #expect(staff.allSatisfy { $0.value(forKey: "department") as? NSManagedObject === tech.object })
     }
 
     /// An object a child context inserted, loaded into the parent with its destination kept as
@@ -208,5 +213,15 @@ import Testing
         try context.save()
         let after = try scenario.fixture.coordinator.snapshots(for: [ann.objectID, cid.objectID], fresh: true)
         #expect(after[ann.objectID]?.values["department"] == nil && after[cid.objectID]?.values["department"] == nil)
+    }
+
+    /// An ID set as a to-one's primitive value reads as its object (Apple returns the ID).
+    @Test func primitiveIDOfAToOneReadsAsItsObject() {
+        let context = GraphTestModel.context()
+        let room = GraphTestModel.insert("ClassEntity", context)
+        let student = GraphTestModel.insert("StudentEntity", context)
+        student.setPrimitiveValue(room.objectID, forKey: "inClass")
+        #expect(student.value(forKey: "inClass") as? NSManagedObject === room)
+        #expect(student.objectIDs(forRelationshipNamed: "inClass") == [room.objectID])
     }
 }
