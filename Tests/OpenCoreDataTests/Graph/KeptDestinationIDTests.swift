@@ -11,16 +11,24 @@ import Testing
     /// fetched (and loaded) after it: the objects under test.
     static func employeesOfSales(_ scenario: MergeScenario, undo: Bool = false)
         throws -> (context: NSManagedObjectContext, sales: NSManagedObject, employees: [NSManagedObject]) {
-        let context = MergeScenario.context(scenario.fixture.coordinator)
+        let (context, sales) = try loaded(scenario.salesID, named: "Sales", of: scenario)
         if undo { context.undoManager = UndoManager() }
-        let sales = try context.existingObject(with: scenario.salesID)
-        #expect(sales.value(forKey: "name") as? String == "Sales")
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
         request.predicate = NSPredicate(format: "department == %@", sales)
         request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
         let employees = try context.fetch(request)
         #expect(employees.compactMap { $0.value(forKey: "name") as? String } == ["Ann", "Bob", "Cid"])
         return (context, sales, employees)
+    }
+
+    /// A fresh context of `scenario`'s coordinator, and the object of `id` loaded in it (its
+    /// name read).
+    static func loaded(_ id: NSManagedObjectID, named name: String, of scenario: MergeScenario)
+        throws -> (context: NSManagedObjectContext, object: NSManagedObject) {
+        let context = MergeScenario.context(scenario.fixture.coordinator)
+        let object = try context.existingObject(with: id)
+        #expect(object.value(forKey: "name") as? String == name)
+        return (context, object)
     }
 
     /// Whether `object`'s values are its committed snapshot's buffer (not a copy with the
@@ -69,9 +77,7 @@ import Testing
     @Test(arguments: StoreTypesUnderTest.all)
     func unregisteredDestinationsAreMadeFaults(storeType: String) throws {
         let scenario = try MergeScenario(storeType: storeType)
-        let context = MergeScenario.context(scenario.fixture.coordinator)
-        let ann = try context.existingObject(with: scenario.annID)
-        #expect(ann.value(forKey: "name") as? String == "Ann")
+        let (context, ann) = try Self.loaded(scenario.annID, named: "Ann", of: scenario)
         #expect(!Self.sharesSnapshot(ann))
         #expect(context.registeredObject(for: scenario.salesID) != nil)
         let department = try #require(ann.value(forKey: "department") as? NSManagedObject)
@@ -135,9 +141,7 @@ import Testing
     @Test(arguments: StoreTypesUnderTest.all)
     func objectInsertedByAChildKeepsItsDestination(storeType: String) throws {
         let scenario = try MergeScenario(storeType: storeType)
-        let context = MergeScenario.context(scenario.fixture.coordinator)
-        let sales = try context.existingObject(with: scenario.salesID)
-        #expect(sales.value(forKey: "name") as? String == "Sales")
+        let (context, sales) = try Self.loaded(scenario.salesID, named: "Sales", of: scenario)
         let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         child.parent = context
         let zed = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: child)
