@@ -29,6 +29,9 @@ package struct RelationshipPrefetchBuilder {
     private var runKey: Int64?
     private var runIsWanted = false
     private var run = Destinations()
+    /// How many destinations the last run filed had: the next run's lists start with that
+    /// capacity (see ``fileRun()``).
+    private var lastRunCount = 0
 
     /// A builder for `relationship`'s destinations of `sources` (by primary key); `mayRepeat`:
     /// the store's statement may return a destination more than once.
@@ -55,6 +58,10 @@ package struct RelationshipPrefetchBuilder {
     /// Adds `snapshot`, a destination of the source of the last ``wantsRow(ofSource:)`` (which
     /// said yes).
     package mutating func add(_ snapshot: consuming ObjectSnapshot) {
+        if run.ids.isEmpty, lastRunCount > 0 {
+            run.ids.reserveCapacity(lastRunCount)
+            if isToMany { run.positions.reserveCapacity(lastRunCount) }
+        }
         run.ids.append(snapshot.objectID)
         var position = snapshots.count
         if mayRepeat {
@@ -89,16 +96,17 @@ package struct RelationshipPrefetchBuilder {
 
     /// Files the current run under its source: a source's first run becomes its lists (moved
     /// in, where appending to the empty lists copied each ID), a later one is appended. The
-    /// next run's lists start with the capacity of this one's: sources of one fetch tend to have
-    /// as many destinations (grown from empty, a run of 100 reallocated each list 8 times).
+    /// next run's lists start, at its first destination, with the capacity of this one's:
+    /// sources of one fetch tend to have as many destinations (grown from empty, a run of 100
+    /// reallocated each list 8 times). A run smaller than the one before keeps the spare
+    /// capacity until the lists are turned into relationships.
     private mutating func fileRun() {
         guard let key = runKey else { return }
         runKey = nil
         guard runIsWanted else { return }
         var ended = Destinations()
         swap(&ended, &run)
-        run.ids.reserveCapacity(ended.ids.count)
-        if isToMany { run.positions.reserveCapacity(ended.positions.count) }
+        lastRunCount = ended.ids.count
         if let index = destinations.index(forKey: key), !destinations.values[index].ids.isEmpty {
             destinations.values[index].ids.append(contentsOf: ended.ids)
             destinations.values[index].positions.append(contentsOf: ended.positions)

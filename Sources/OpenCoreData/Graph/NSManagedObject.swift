@@ -139,13 +139,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
 
     /// The object of `id`, kept in a to-one slot: the destination the state holds for it (a
     /// load that kept its snapshot's values, see ``load(_:in:defaultingTransients:destinations:)``),
-    /// else the context's object of that ID.
+    /// else the context's object of that ID: its registered object, or a new fault of a
+    /// permanent ID (a temporary ID that no context knows names nothing: nil).
     ///
     /// Differs from Apple: an `NSManagedObjectID` set as a to-one's primitive value reads as
     /// its object.
     func keptDestination(_ id: NSManagedObjectID) -> NSManagedObject? {
         if let held = state?.heldDestination, held.objectID == id { return held }
-        return managedObjectContext?.object(with: id)
+        guard let context = managedObjectContext else { return nil }
+        if let registered = context.registeredObject(for: id) { return registered }
+        // `object(with:)` traps for a temporary ID of no context of its chain.
+        return id.isTemporaryID && context.parent == nil ? nil : context.object(with: id)
     }
 
     /// ``storedValue(at:)`` as the slot holds it.

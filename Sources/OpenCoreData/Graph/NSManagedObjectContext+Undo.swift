@@ -66,12 +66,15 @@ extension NSManagedObjectContext {
     /// ``recordChange(of:slot:oldValue:)`` given the object's state (passed on unretained by a
     /// caller that holds it).
     func recordChange(of object: NSManagedObject, state: ManagedObjectState, slot: Int, oldValue: consuming SlotValue) {
-        guard recordingSuspended == 0 else { return }
         // A to-one destination kept as its ID (see `NSManagedObject.keptDestination(_:)`) is
-        // recorded as its object: the event's old value and undo give objects.
-        if case .objectID(let id) = oldValue, state.layout.kinds[slot] == .toOne, let kept = object.keptDestination(id) {
-            oldValue = .object(kept)
+        // recorded as its object (the event's old value and undo give objects), read before
+        // the state lets go of it: the slot no longer keeps that ID.
+        if case .objectID(let id) = oldValue, state.layout.kinds[slot] == .toOne {
+            let kept = recordingSuspended == 0 ? object.keptDestination(id) : nil
+            state.heldDestination = nil
+            if let kept { oldValue = .object(kept) }
         }
+        guard recordingSuspended == 0 else { return }
         // The old value moves into the event's list; undo gets a copy, when an undo manager
         // records, registered after the event's change as before.
         if let undoManager {

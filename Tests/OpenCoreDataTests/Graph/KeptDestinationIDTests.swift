@@ -99,14 +99,11 @@ import Testing
         return (WeakObject(loaded.destination), loaded.objects)
     }
 
-    /// An object that keeps its destination's ID holds the destination, as a resolved slot
-    /// does (and Core Data's objects do), whether a fault fired or a prefetch loaded it;
-    /// turning it back into a fault lets it go.
-    @Test(arguments: StoreTypesUnderTest.all)
-    func keptDestinationIsHeldUntilTheObjectIsRefreshed(storeType: String) throws {
-        let scenario = try MergeScenario(storeType: storeType)
-        let context = MergeScenario.context(scenario.fixture.coordinator)
-        let (sales, employees) = try Self.loadObjects {
+    /// Sales's employees, loaded (faults fired) in `context` while only the loading scope
+    /// holds Sales (see ``loadObjects(_:)``): they keep its ID.
+    static func employeesKeepingSales(of scenario: MergeScenario, in context: NSManagedObjectContext)
+        throws -> (sales: WeakObject, employees: [NSManagedObject]) {
+        let loaded = try loadObjects {
             let sales = try context.existingObject(with: scenario.salesID)
             #expect(sales.value(forKey: "name") as? String == "Sales")
             let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
@@ -115,7 +112,18 @@ import Testing
             for employee in employees { #expect(employee.value(forKey: "salary") != nil) }
             return (sales, employees)
         }
-        #expect(employees.count == 3 && employees.allSatisfy(Self.sharesSnapshot))
+        #expect(loaded.objects.count == 3 && loaded.objects.allSatisfy(sharesSnapshot))
+        return (loaded.destination, loaded.objects)
+    }
+
+    /// An object that keeps its destination's ID holds the destination, as a resolved slot
+    /// does (and Core Data's objects do), whether a fault fired or a prefetch loaded it;
+    /// turning it back into a fault lets it go.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func keptDestinationIsHeldUntilTheObjectIsRefreshed(storeType: String) throws {
+        let scenario = try MergeScenario(storeType: storeType)
+        let context = MergeScenario.context(scenario.fixture.coordinator)
+        let (sales, employees) = try Self.employeesKeepingSales(of: scenario, in: context)
         #expect(sales.object != nil, "the employees hold their department")
         #expect(employees.allSatisfy { $0.value(forKey: "department") as? NSManagedObject === sales.object })
         for employee in employees { context.refresh(employee, mergeChanges: false) }
@@ -134,6 +142,25 @@ import Testing
         #expect(staff.count == 2 && staff.allSatisfy(Self.sharesSnapshot))
         #expect(tech.object != nil, "the employees hold their department")
         #expect(staff.allSatisfy { $0.value(forKey: "department") as? NSManagedObject === tech.object })
+    }
+
+    /// Replacing a kept destination lets the old one go, as replacing a resolved one does.
+    /// (Primitive sets: `setValue(_:forKey:)` changes the old department's employees, and the
+    /// context holds changed objects.) The old values the event recorded go when it ends.
+    @Test(arguments: StoreTypesUnderTest.all)
+    func replacingAKeptDestinationLetsItGo(storeType: String) throws {
+        let scenario = try MergeScenario(storeType: storeType)
+        let context = MergeScenario.context(scenario.fixture.coordinator)
+        let tech = try context.existingObject(with: scenario.techID)
+        let (sales, employees) = try Self.employeesKeepingSales(of: scenario, in: context)
+        #expect(sales.object != nil)
+        employees[0].setPrimitiveValue(tech, forKey: "department")
+        employees[1].setPrimitiveValue(nil, forKey: "department")
+        employees[2].setPrimitiveValue(tech, forKey: "department")
+        // The event keeps the old values until it ends.
+        context.processPendingChanges()
+        #expect(sales.object == nil, "nothing holds the old department")
+        #expect(employees.map { $0.value(forKey: "department") as? NSManagedObject } == [tech, nil, tech])
     }
 
     /// An object a child context inserted, loaded into the parent with its destination kept as
@@ -227,5 +254,12 @@ import Testing
         student.setPrimitiveValue(room.objectID, forKey: "inClass")
         #expect(student.value(forKey: "inClass") as? NSManagedObject === room)
         #expect(student.objectIDs(forRelationshipNamed: "inClass") == [room.objectID])
+
+        // A temporary ID of another context names nothing here (object(with:) would trap).
+        let elsewhere = GraphTestModel.insert("ClassEntity", GraphTestModel.context()).objectID
+        student.setPrimitiveValue(elsewhere, forKey: "inClass")
+        #expect(student.value(forKey: "inClass") == nil)
+        student.setValue(room, forKey: "inClass")
+        #expect(student.value(forKey: "inClass") as? NSManagedObject === room)
     }
 }
