@@ -125,7 +125,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     @inline(__always)
     func storedValue(at slot: Int) -> Any? {
         guard let state else { return nil }
-        if case .objectID = state.values[slot], state.layout.kinds[slot] == .toOne { return toOneDestination(at: slot) }
+        // The kind first: matching the slot copies it (a retain, for a to-many's list), and
+        // to-many lists are read here at every change of a relationship.
+        if state.layout.kinds[slot] == .toOne, case .objectID = state.values[slot] { return toOneDestination(at: slot) }
         return state.values[slot].anyInPlace()
     }
 
@@ -147,9 +149,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, ManagedObjectInstant
     func keptDestination(_ id: NSManagedObjectID) -> NSManagedObject? {
         if let held = state?.heldDestination, held.objectID == id { return held }
         guard let context = managedObjectContext else { return nil }
-        if let registered = context.registeredObject(for: id) { return registered }
-        // `object(with:)` traps for a temporary ID of no context of its chain.
-        return id.isTemporaryID && context.parent == nil ? nil : context.object(with: id)
+        // `object(with:)` traps for a temporary ID that a context without a parent has not
+        // registered.
+        return id.isTemporaryID && context.parent == nil ? context.registeredObject(for: id) : context.object(with: id)
     }
 
     /// ``storedValue(at:)`` as the slot holds it.
