@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions executed by coredata-bench's W1 (insert), W2 (fetch), W4 (prefetch), W5 (batched walk) and W9 (batch insert) through raw SQLite and
+# Instructions executed by coredata-bench's W1 (insert), W2 (fetch), W3 (queries), W4 (prefetch), W5 (batched walk) and W9 (batch insert) through raw SQLite and
 # through OpenCoreData, counted by valgrind's callgrind: a measure that does not depend on the
 # machine's load, for comparing commits. E.g. `scripts/bench-callgrind.sh` (scale 0.1: W1 inserts
 # 5,000 items, W2 reads 20,000) or `SCALE=0.02 scripts/bench-callgrind.sh`.
@@ -14,11 +14,11 @@
 # work on the calling thread (a private-queue context's `performAndWait` on an idle queue runs
 # the block there).
 #
-# W4's raw join and W5's raw walk have no separate timed function: their whole function is
-# counted, which includes opening the database (a few hundred thousand instructions).
+# W3's raw queries, W4's raw join and W5's raw walk have no separate timed function: their whole
+# function is counted, which includes opening the database (a few hundred thousand instructions).
 #
 # Prints: workload, raw Ir, OpenCoreData Ir, ratio. The callgrind files stay in the folder it
-# names (for `callgrind_annotate`). Time: about 2 minutes after the build at scale 0.1.
+# names (for `callgrind_annotate`). Time: about 3 minutes after the build at scale 0.1.
 # `ONLY=W9` (or `W1,W2`) counts only those workloads; `ONLY=W8a,W8b` compares W8's typed access
 # with W1 and W2's key-value access (W8 runs only when named).
 set -euo pipefail
@@ -74,7 +74,7 @@ instructions() {
 
 printf '%-9s %16s %16s %8s\n' workload "raw Ir" "OpenCoreData Ir" ratio
 # Raw SQLite's W9 is W1's insert at W9's size.
-for row in "W1 w1InsertTimed w1InsertTimed" "W2 w2FetchAllTimed w2FetchAllTimed" "W4 w4Join w4PrefetchTimed" \
+for row in "W1 w1InsertTimed w1InsertTimed" "W2 w2FetchAllTimed w2FetchAllTimed" "W3 w3Query w3QueryTimed" "W4 w4Join w4PrefetchTimed" \
            "W5 w5Walk w5WalkTimed" "W9 w1InsertTimed w9BatchInsertTimed"; do
     read -r workload rawFunction function <<<"$row"
     [[ -z "${ONLY:-}" || ",$ONLY," == *",$workload,"* ]] || continue
