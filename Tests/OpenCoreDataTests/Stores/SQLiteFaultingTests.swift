@@ -85,6 +85,24 @@ struct SQLiteFaultingTests {
         #expect(cache.count == 0)
     }
 
+    @Test("Rows of one read before the last the row cache holds only replace rows it holds")
+    func rowCacheReadPastItsCapacity() {
+        let (_, employees, _) = ids(5)
+        let cache = SQLiteRowCache(capacity: 3)
+        for id in [employees[1], employees[2], employees[0]] { cache.insert(contentsOf: [ObjectSnapshot(objectID: id, version: 1)]) }
+        // Employee 0 read newer first (replaced in place), then 1 and 2 (in place) and 3 (new:
+        // evicts 1, the oldest).
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], version: 2)] + employees[1...3].map { ObjectSnapshot(objectID: $0, version: 1) })
+        #expect(cache.lookUp([employees[0]]).found.map(\.version) == [2])
+        #expect(cache.contains(employees[2]) && cache.contains(employees[3]) && !cache.contains(employees[1]))
+        // Employee 4, not cached and before the last three, is left out: added, it would have
+        // evicted employee 2, which the read then added again in employee 0's place.
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[4], version: 1)]
+                     + [employees[0], employees[2], employees[3]].map { ObjectSnapshot(objectID: $0, version: 2) })
+        #expect(cache.count == 3 && !cache.contains(employees[4]))
+        #expect(cache.lookUp([employees[0], employees[2], employees[3]]).found.map(\.version) == [2, 2, 2])
+    }
+
     @Test("A save's rows enter the row cache at their new versions, without to-many relationships")
     func rowCacheKeepsSavedRows() {
         let (store, employees, _) = ids(2)

@@ -110,23 +110,71 @@ import Testing
         #expect(try second.fetch(request).count == 5)
         #expect(fixture.store.rowCache.hits - hits == 5, "every row came from the cache")
 
-        // Another coordinator on the same file changes Ann.
-        let url = try #require(fixture.store.url)
-        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
-        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
-        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        writer.persistentStoreCoordinator = other
-        let byName = fixture.request("Employee")
-        byName.predicate = NSPredicate(format: "name == 'Ann'")
-        let ann = try #require(try writer.fetch(byName).first)
-        ann.setValue(Int64(321), forKey: "salary")
-        try writer.save()
+        try Self.change("Ann", setting: "salary", to: Int64(321), elsewhere: fixture)
 
         let before = fixture.store.rowCache.hits
         let third = fixture.context()
         let salaries = try third.fetch(request).compactMap { $0.value(forKey: "salary") as? Int64 }
         #expect(salaries.contains(321), "the changed row was read again")
         #expect(fixture.store.rowCache.hits - before == 4, "the four unchanged rows came from the cache")
+    }
+
+    /// Another coordinator on `fixture`'s file sets `key` of the employee named `name` to `value`:
+    /// a write this store's row cache does not see.
+    private static func change(_ name: String, setting key: String, to value: Any, elsewhere fixture: SQLiteStatementFixture) throws {
+        let url = try #require(fixture.store.url)
+        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        writer.persistentStoreCoordinator = other
+        let byName = fixture.request("Employee")
+        byName.predicate = NSPredicate(format: "name == %@", name)
+        let employee = try #require(try writer.fetch(byName).first)
+        employee.setValue(value, forKey: key)
+        try writer.save()
+    }
+
+    /// A fetch of more rows than the cache holds still replaces the rows it holds of the first
+    /// ones, so a fault fired after it sees what it read. (Only the last `capacity` rows went
+    /// into the cache before: an older row of one of the first ones could stay.)
+    @Test func aFetchPastTheCapacityReplacesTheOlderRowsTheCacheHolds() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let capacity = fixture.store.rowCache.capacity
+        // R, with the highest salary, and S2 ... S(capacity + 2), with their number as salary.
+        let writer = fixture.context()
+        for number in 1...(capacity + 2) {
+            let employee = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: writer)
+            employee.setValue(number == 1 ? "R" : "S\(number)", forKey: "name")
+            employee.setValue(Int64(number == 1 ? 1_000_000 : number), forKey: "salary")
+        }
+        try writer.save()
+        writer.reset()
+        fixture.forgetCachedRows()
+
+        // The cache, in the order rows came in: S3 ... S(capacity + 2), then R in S3's place.
+        // The objects stay, and hold their rows in the cache.
+        let reader = fixture.context()
+        let ascending = fixture.request("Employee", sortedBy: "salary")
+        ascending.predicate = NSPredicate(format: "salary >= 3 AND salary < 1000000")
+        let held = try reader.fetch(ascending)
+        let onlyR = fixture.request("Employee")
+        onlyR.predicate = NSPredicate(format: "name == 'R'")
+        let r = try #require(try reader.fetch(onlyR).first)
+        #expect(held.count == capacity && fixture.store.rowCache.count == capacity)
+
+        try Self.change("R", setting: "salary", to: Int64(2_000_000), elsewhere: fixture)
+
+        // Every row, R first: R and S(capacity + 2) come before the last `capacity` rows. S3 and
+        // S2, not cached, evict S4 and S5, already read again: R's place stays.
+        let all = fixture.request("Employee", sortedBy: nil)
+        all.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        #expect(try reader.fetch(all).count == capacity + 2)
+
+        let fresh = fixture.context()
+        let (salary, statements) = fixture.selects { fresh.object(with: r.objectID).value(forKey: "salary") as? Int64 }
+        #expect(salary == 2_000_000, "the row the fetch read, not the older one")
+        #expect(statements.isEmpty, "fired from the cache")
+        withExtendedLifetime(held) {}
     }
 
     /// A save writes only the columns that changed, bumping `Z_OPT` with the version check; the

@@ -99,7 +99,7 @@ extension SQLiteStore {
             }
         }
         let result = builder.finish()
-        if connection == nil { rowCache.insert(contentsOf: result.snapshots.suffix(rowCache.capacity)) }
+        if connection == nil { rowCache.insert(contentsOf: result.snapshots) }
         return result
     }
 }

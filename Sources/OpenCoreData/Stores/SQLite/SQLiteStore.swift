@@ -451,11 +451,11 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// Runs a fetch request on the store's own connection (see `runFetch(_:on:reusing:)`).
-    /// The snapshots fetched go into the row cache (the last `SQLiteRowCache/capacity` of
-    /// them: earlier ones would be evicted at once).
+    /// The snapshots fetched go into the row cache (past its capacity, the earlier ones only
+    /// replace rows it holds: see `SQLiteRowCache`).
     open override func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult {
         let result = try runFetch(request, on: openDatabase(), reusing: rowCache)
-        if case .snapshots(let snapshots) = result { rowCache.insert(contentsOf: snapshots.suffix(rowCache.capacity)) }
+        if case .snapshots(let snapshots) = result { rowCache.insert(contentsOf: snapshots) }
         return result
     }
 
@@ -469,7 +469,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let writes = rowCache.writeCount
         guard let result = try readers.withReader({ try runFetch(request, on: $0, reusing: rowCache) }) else { return nil }
         if case .snapshots(let snapshots) = result {
-            rowCache.insert(contentsOf: snapshots.suffix(rowCache.capacity), ifNoWritesSince: writes)
+            rowCache.insert(contentsOf: snapshots, ifNoWritesSince: writes)
         }
         return result
     }

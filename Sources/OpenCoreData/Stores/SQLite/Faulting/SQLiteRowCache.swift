@@ -187,15 +187,16 @@ final class SQLiteRowCache: @unchecked Sendable {
     }
 
     /// Keeps every snapshot of `snapshots`, rows just read under the coordinator's lock, under
-    /// one lock. Unless `addingNew`, only the rows the cache holds are replaced and the others
-    /// left out: what the store does with the rows of a `fetchBatchSize` walk, which must
-    /// still replace older ones a later lookup would otherwise answer with.
-    func insert<S: Sequence>(contentsOf snapshots: S, addingNew: Bool = true) where S.Element == ObjectSnapshot {
+    /// one lock (see ``insertRead(_:now:addingNew:)``). Unless `addingNew`, only the rows the
+    /// cache holds are replaced and the others left out: what the store does with the rows of a
+    /// `fetchBatchSize` walk, which must still replace older ones a later lookup would otherwise
+    /// answer with.
+    func insert(contentsOf snapshots: [ObjectSnapshot], addingNew: Bool = true) {
         let now = ProcessInfo.processInfo.systemUptime
         lock.withLock {
             // A walk of rows nothing else read finds the cache empty: nothing to look up.
             if !addingNew && places.isEmpty { return }
-            for snapshot in snapshots { insertLocked(snapshot, now: now, addingNew: addingNew) }
+            insertRead(snapshots, now: now, addingNew: addingNew)
         }
     }
 
@@ -211,12 +212,32 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// A save caches its rows after its commit, so rows read before that commit are either
     /// kept first and then replaced by the save, or not kept at all.
     @discardableResult
-    func insert<S: Sequence>(contentsOf snapshots: S, ifNoWritesSince count: Int) -> Bool where S.Element == ObjectSnapshot {
+    func insert(contentsOf snapshots: [ObjectSnapshot], ifNoWritesSince count: Int) -> Bool {
         let now = ProcessInfo.processInfo.systemUptime
         return lock.withLock {
             guard writes == count else { return false }
-            for snapshot in snapshots { insertLocked(snapshot, now: now) }
+            insertRead(snapshots, now: now, addingNew: true)
             return true
+        }
+    }
+
+    /// Keeps the rows one read returned, `snapshots`, in order (under the lock).
+    ///
+    /// Of more rows than ``capacity``, those before the last ``capacity`` only replace rows the
+    /// cache holds. Added, they would be evicted by the later ones at once. Left out, an older
+    /// snapshot of one of them could stay, when the later rows replace cached ones rather than
+    /// evict them, and a fault would then fire from a row older than the one this read saw.
+    private func insertRead(_ snapshots: [ObjectSnapshot], now: TimeInterval, addingNew: Bool) {
+        let replacingOnly = addingNew ? snapshots.count - capacity : snapshots.count
+        // By index: iterating copies each snapshot (retaining its references) before it is
+        // copied again into the ring; a row that only replaces is looked up before it is copied.
+        for index in snapshots.indices {
+            if index < replacingOnly {
+                guard !places.isEmpty, position(of: snapshots[index].objectID.key) != nil else { continue }
+                insertLocked(snapshots[index], now: now, addingNew: false)
+            } else {
+                insertLocked(snapshots[index], now: now)
+            }
         }
     }
 
