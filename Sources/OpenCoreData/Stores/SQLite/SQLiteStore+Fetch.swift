@@ -44,8 +44,7 @@ extension SQLiteStore {
                     try $0.objects(request, entity: entity, columns: Array(layout.columns.dropFirst(2)))
                 }
                 return .snapshots(try queue.inDatabase { db in
-                    try readSnapshots(layout, sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db, reusing: cache,
-                                      limit: request.fetchLimit)
+                    try readSnapshots(layout, sql: statement.sql, arguments: statement.bindings.map(\.databaseValue), db: db, reusing: cache)
                 })
             }
         } catch let error as SQLiteColumnValueError {

@@ -23,14 +23,9 @@ extension SQLiteStore {
     /// (the one way rows become snapshots). The statement is prepared once per connection.
     /// With `cache`, rows the cache holds at their current `Z_OPT` are not decoded again (what a
     /// fetch passes: re-fetching unchanged rows costs no decoding).
-    ///
-    /// `limit` is the most rows the statement can return (a fetch's `fetchLimit`; 0: no limit):
-    /// the result is allocated for that many up to 4,096, rather than grown from empty (a
-    /// hundred rows took eight reallocations: 0.9% of W3's instructions).
     func readSnapshots(_ layout: SQLiteRowLayout, sql: String, arguments: [DatabaseValue], db: Database,
-                       reusing cache: SQLiteRowCache? = nil, limit: Int = 0) throws -> [ObjectSnapshot] {
+                       reusing cache: SQLiteRowCache? = nil) throws -> [ObjectSnapshot] {
         var result: [ObjectSnapshot] = []
-        if limit > 0 { result.reserveCapacity(min(limit, 4_096)) }
         try forEachSnapshot(layout, sql: sql, arguments: arguments, db: db, reusing: cache) { snapshot, _ in result.append(snapshot) }
         return result
     }
