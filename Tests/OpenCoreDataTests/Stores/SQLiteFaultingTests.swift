@@ -85,7 +85,7 @@ struct SQLiteFaultingTests {
         #expect(cache.count == 0)
     }
 
-    @Test("Rows of one read before the last the row cache holds only replace rows it holds")
+    @Test("Rows of a read before its last `capacity` only replace rows the row cache holds")
     func rowCacheReadPastItsCapacity() {
         let (_, employees, _) = ids(5)
         let cache = SQLiteRowCache(capacity: 3)

@@ -186,17 +186,17 @@ final class SQLiteRowCache: @unchecked Sendable {
         }
     }
 
-    /// Keeps every snapshot of `snapshots`, rows just read under the coordinator's lock, under
-    /// one lock (see ``insertRead(_:now:addingNew:)``). Unless `addingNew`, only the rows the
-    /// cache holds are replaced and the others left out: what the store does with the rows of a
-    /// `fetchBatchSize` walk, which must still replace older ones a later lookup would otherwise
-    /// answer with.
+    /// Keeps `snapshots`, rows just read under the coordinator's lock, under one lock (past
+    /// ``capacity``, see ``insertReadLocked(_:now:addingNew:)``). Unless `addingNew`, only the
+    /// rows the cache holds are replaced and the others left out: what the store does with the
+    /// rows of a `fetchBatchSize` walk, which must still replace older ones a later lookup would
+    /// otherwise answer with.
     func insert(contentsOf snapshots: [ObjectSnapshot], addingNew: Bool = true) {
         let now = ProcessInfo.processInfo.systemUptime
         lock.withLock {
             // A walk of rows nothing else read finds the cache empty: nothing to look up.
             if !addingNew && places.isEmpty { return }
-            insertRead(snapshots, now: now, addingNew: addingNew)
+            insertReadLocked(snapshots, now: now, addingNew: addingNew)
         }
     }
 
@@ -204,10 +204,11 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// outside the coordinator's lock starts reading.
     var writeCount: Int { lock.withLock { writes } }
 
-    /// Keeps every snapshot of `snapshots`, rows a fetch read outside the coordinator's lock,
-    /// unless the cache was written since `writeCount` was `count`: a save that committed while
-    /// the fetch read may have cached newer rows (or forgotten deleted ones) that these older
-    /// ones must not replace. Returns whether they were kept.
+    /// Keeps `snapshots`, rows a fetch read outside the coordinator's lock (past ``capacity``,
+    /// see ``insertReadLocked(_:now:addingNew:)``), unless the cache was written since
+    /// `writeCount` was `count`: a save that committed while the fetch read may have cached
+    /// newer rows (or forgotten deleted ones) that these older ones must not replace. Returns
+    /// whether they were kept.
     ///
     /// A save caches its rows after its commit, so rows read before that commit are either
     /// kept first and then replaced by the save, or not kept at all.
@@ -216,7 +217,7 @@ final class SQLiteRowCache: @unchecked Sendable {
         let now = ProcessInfo.processInfo.systemUptime
         return lock.withLock {
             guard writes == count else { return false }
-            insertRead(snapshots, now: now, addingNew: true)
+            insertReadLocked(snapshots, now: now, addingNew: true)
             return true
         }
     }
@@ -227,14 +228,16 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// cache holds. Added, they would be evicted by the later ones at once. Left out, an older
     /// snapshot of one of them could stay, when the later rows replace cached ones rather than
     /// evict them, and a fault would then fire from a row older than the one this read saw.
-    private func insertRead(_ snapshots: [ObjectSnapshot], now: TimeInterval, addingNew: Bool) {
+    /// (A save of more rows forgets the older snapshots of its first ones instead, in
+    /// ``insertSaved(inserted:updated:)``: either keeps a fault from firing from an older row.)
+    private func insertReadLocked(_ snapshots: [ObjectSnapshot], now: TimeInterval, addingNew: Bool) {
         let replacingOnly = addingNew ? snapshots.count - capacity : snapshots.count
         // By index: iterating copies each snapshot (retaining its references) before it is
         // copied again into the ring; a row that only replaces is looked up before it is copied.
         for index in snapshots.indices {
             if index < replacingOnly {
-                guard !places.isEmpty, position(of: snapshots[index].objectID.key) != nil else { continue }
-                insertLocked(snapshots[index], now: now, addingNew: false)
+                guard let position = position(of: snapshots[index].objectID.key) else { continue }
+                insertLocked(snapshots[index], now: now, at: position)
             } else {
                 insertLocked(snapshots[index], now: now)
             }
@@ -243,8 +246,9 @@ final class SQLiteRowCache: @unchecked Sendable {
 
     /// Keeps `snapshot` (taken, not copied: a copy retains and later releases each of its
     /// references): in its place if the row is cached, else (unless not `addingNew`) in the
-    /// next place of the ring, evicting the oldest row once the ring is full.
-    private func insertLocked(_ snapshot: consuming ObjectSnapshot, now: TimeInterval, addingNew: Bool = true) {
+    /// next place of the ring, evicting the oldest row once the ring is full. `known` is the
+    /// row's place when the caller looked it up already.
+    private func insertLocked(_ snapshot: consuming ObjectSnapshot, now: TimeInterval, addingNew: Bool = true, at known: Int? = nil) {
         let key = snapshot.objectID.key
         // Filled field by field and swapped in: making it with an initializer and passing it
         // on each copied the entry (a retain and a release of each reference it holds).
@@ -252,7 +256,7 @@ final class SQLiteRowCache: @unchecked Sendable {
         entry.key = key
         entry.readTime = now
         entry.snapshot = consume snapshot
-        if let position = position(of: key) {
+        if let position = known ?? position(of: key) {
             swap(&ring[position], &entry)
             return
         }
