@@ -103,6 +103,22 @@ struct SQLiteFaultingTests {
         #expect(cache.lookUp([employees[0], employees[2], employees[3]]).found.map(\.version) == [2, 2, 2])
     }
 
+    @Test("A read older than the row the row cache holds does not replace it")
+    func rowCacheKeepsTheNewerRow() {
+        let (_, employees, _) = ids(2)
+        let cache = SQLiteRowCache(capacity: 10)
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "new"], version: 3)])
+        // A fetch that read before another process wrote version 3, kept after it.
+        #expect(cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "old"], version: 2),
+                                          ObjectSnapshot(objectID: employees[1], version: 1)], ifNoWritesSince: cache.writeCount))
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "old"], version: 2)])
+        #expect(cache.lookUp(employees).found.map { $0["name"] as? String } == ["new", nil])
+        #expect(cache.lookUp(employees).found.map(\.version) == [3, 1])
+        // The same version replaces: a row read again.
+        cache.insert(contentsOf: [ObjectSnapshot(objectID: employees[0], values: ["name": "again"], version: 3)])
+        #expect(cache.lookUp([employees[0]]).found.first?["name"] as? String == "again")
+    }
+
     @Test("A save's rows enter the row cache at their new versions, without to-many relationships")
     func rowCacheKeepsSavedRows() {
         let (store, employees, _) = ids(2)

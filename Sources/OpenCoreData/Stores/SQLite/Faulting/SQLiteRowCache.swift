@@ -230,6 +230,10 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// evict them, and a fault would then fire from a row older than the one this read saw.
     /// (A save of more rows forgets the older snapshots of its first ones instead, in
     /// ``insertSaved(inserted:updated:)``: either keeps a fault from firing from an older row.)
+    ///
+    /// A row read at a lower `Z_OPT` than the one cached does not replace it: two fetches on two
+    /// readers, with another process changing the row between their reads, may come back in
+    /// either order (the ``writeCount`` check sees this store's saves only). `Z_OPT` only grows.
     private func insertReadLocked(_ snapshots: [ObjectSnapshot], now: TimeInterval, addingNew: Bool) {
         let replacingOnly = addingNew ? snapshots.count - capacity : snapshots.count
         // By index: iterating copies each snapshot (retaining its references) before it is
@@ -237,9 +241,9 @@ final class SQLiteRowCache: @unchecked Sendable {
         for index in snapshots.indices {
             if index < replacingOnly {
                 guard let position = position(of: snapshots[index].objectID.key) else { continue }
-                insertLocked(snapshots[index], now: now, at: position)
+                insertLocked(snapshots[index], now: now, at: position, keepingNewer: true)
             } else {
-                insertLocked(snapshots[index], now: now)
+                insertLocked(snapshots[index], now: now, keepingNewer: true)
             }
         }
     }
@@ -247,9 +251,12 @@ final class SQLiteRowCache: @unchecked Sendable {
     /// Keeps `snapshot` (taken, not copied: a copy retains and later releases each of its
     /// references): in its place if the row is cached, else (unless not `addingNew`) in the
     /// next place of the ring, evicting the oldest row once the ring is full. `known` is the
-    /// row's place when the caller looked it up already.
-    private func insertLocked(_ snapshot: consuming ObjectSnapshot, now: TimeInterval, addingNew: Bool = true, at known: Int? = nil) {
+    /// row's place when the caller looked it up already. With `keepingNewer`, a cached row of a
+    /// higher version stays.
+    private func insertLocked(_ snapshot: consuming ObjectSnapshot, now: TimeInterval, addingNew: Bool = true,
+                              at known: Int? = nil, keepingNewer: Bool = false) {
         let key = snapshot.objectID.key
+        let version = snapshot.version
         // Filled field by field and swapped in: making it with an initializer and passing it
         // on each copied the entry (a retain and a release of each reference it holds).
         var entry = Entry()
@@ -257,6 +264,7 @@ final class SQLiteRowCache: @unchecked Sendable {
         entry.readTime = now
         entry.snapshot = consume snapshot
         if let position = known ?? position(of: key) {
+            if keepingNewer, let cached = ring[position].snapshot?.version, cached > version { return }
             swap(&ring[position], &entry)
             return
         }
