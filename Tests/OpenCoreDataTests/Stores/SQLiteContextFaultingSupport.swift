@@ -8,8 +8,12 @@ final class SQLiteStatementFixture {
     let store: SQLiteStore
     let counter = SQLStatementCounter()
 
-    init(standardData: Bool = true) throws {
-        let added = try company.addStore(options: [SQLDebugLog.levelOption: 0])
+    /// The options the store was added with (besides the debug log's level).
+    let storeOptions: [AnyHashable: Any]
+
+    init(standardData: Bool = true, options: [AnyHashable: Any] = [:]) throws {
+        storeOptions = options
+        let added = try company.addStore(options: options.merging([SQLDebugLog.levelOption: 0]) { $1 })
         guard let store = added as? SQLiteStore else { throw CocoaError(.featureUnsupported) }
         self.store = store
         if standardData { try company.insertStandardData() }

@@ -124,7 +124,7 @@ import Testing
     private static func change(_ name: String, setting key: String, to value: Any, elsewhere fixture: SQLiteStatementFixture) throws {
         let url = try #require(fixture.store.url)
         let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
-        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: fixture.storeOptions)
         let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         writer.persistentStoreCoordinator = other
         let byName = fixture.request("Employee")
@@ -136,9 +136,13 @@ import Testing
 
     /// A fetch of more rows than the cache holds still replaces the rows it holds of the first
     /// ones, so a fault fired after it sees what it read. (Only the last `capacity` rows went
-    /// into the cache before: an older row of one of the first ones could stay.)
-    @Test func aFetchPastTheCapacityReplacesTheOlderRowsTheCacheHolds() throws {
-        let fixture = try SQLiteStatementFixture(standardData: false)
+    /// into the cache before: an older row of one of the first ones could stay.) In WAL mode the
+    /// fetches run on the reader pool, outside the coordinator's lock; in rollback mode on the
+    /// store's own connection: two ways into the cache.
+    @Test(arguments: ["WAL", "DELETE"])
+    func aFetchPastTheCapacityReplacesTheOlderRowsTheCacheHolds(journalMode: String) throws {
+        let fixture = try SQLiteStatementFixture(standardData: false, options: [NSSQLitePragmasOption: ["journal_mode": journalMode]])
+        #expect(fixture.store.fetchesOutsideCoordinatorLock == (journalMode == "WAL"))
         let capacity = fixture.store.rowCache.capacity
         // R, with the highest salary, and S2 ... S(capacity + 2), with their number as salary.
         let writer = fixture.context()
