@@ -134,29 +134,22 @@ import Testing
         try writer.save()
     }
 
-    /// A fetch of more rows than the cache holds still replaces the rows it holds of the first
-    /// ones, so a fault fired after it sees what it read. (Only the last `capacity` rows went
-    /// into the cache before: an older row of one of the first ones could stay.) In WAL mode the
-    /// fetches run on the reader pool, outside the coordinator's lock; in rollback mode on the
-    /// store's own connection: two ways into the cache.
-    @Test(arguments: ["WAL", "DELETE"])
-    func aFetchPastTheCapacityReplacesTheOlderRowsTheCacheHolds(journalMode: String) throws {
-        let fixture = try SQLiteStatementFixture(standardData: false, options: [NSSQLitePragmasOption: ["journal_mode": journalMode]])
-        #expect(fixture.store.fetchesOutsideCoordinatorLock == (journalMode == "WAL"))
+    /// The cache of `fixture`'s store past its capacity, for the two tests below: department Big
+    /// with R (salary 1,000,000) and S(capacity + 2) ... S2 (their number as salary), in that
+    /// primary-key order. The cache holds, in the order rows came in, S3 ... S(capacity + 2), then
+    /// R in S3's place; `reader` holds their objects, so their rows stay. Then another
+    /// coordinator sets R's salary to 2,000,000, which the cache does not see.
+    ///
+    /// A read of every row, R first and S2 last, passes R and S(capacity + 2) before the last
+    /// `capacity` rows. S3 and S2, not cached, then evict S4 and S5, already read again: R's
+    /// place stays, with the row the read gave it.
+    private static func cachePastCapacity(_ fixture: SQLiteStatementFixture) throws
+        -> (reader: NSManagedObjectContext, held: [NSManagedObject], r: NSManagedObject) {
         let capacity = fixture.store.rowCache.capacity
-        // R, with the highest salary, and S2 ... S(capacity + 2), with their number as salary.
-        let writer = fixture.context()
-        for number in 1...(capacity + 2) {
-            let employee = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: writer)
-            employee.setValue(number == 1 ? "R" : "S\(number)", forKey: "name")
-            employee.setValue(Int64(number == 1 ? 1_000_000 : number), forKey: "salary")
-        }
-        try writer.save()
-        writer.reset()
+        try fixture.company.insertDepartment("Big", budget: 1, employees: [("R", 1_000_000)]
+            + (2...(capacity + 2)).reversed().map { ("S\($0)", Int64($0)) })
         fixture.forgetCachedRows()
 
-        // The cache, in the order rows came in: S3 ... S(capacity + 2), then R in S3's place.
-        // The objects stay, and hold their rows in the cache.
         let reader = fixture.context()
         let ascending = fixture.request("Employee", sortedBy: "salary")
         ascending.predicate = NSPredicate(format: "salary >= 3 AND salary < 1000000")
@@ -166,18 +159,50 @@ import Testing
         let r = try #require(try reader.fetch(onlyR).first)
         #expect(held.count == capacity && fixture.store.rowCache.count == capacity)
 
-        try Self.change("R", setting: "salary", to: Int64(2_000_000), elsewhere: fixture)
+        try change("R", setting: "salary", to: Int64(2_000_000), elsewhere: fixture)
+        return (reader, held, r)
+    }
 
-        // Every row, R first: R and S(capacity + 2) come before the last `capacity` rows. S3 and
-        // S2, not cached, evict S4 and S5, already read again: R's place stays.
-        let all = fixture.request("Employee", sortedBy: nil)
-        all.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
-        #expect(try reader.fetch(all).count == capacity + 2)
-
+    /// Fires R's fault in a fresh context: it must answer from the cache, with the newer row.
+    private static func expectNewerRowCached(_ r: NSManagedObject, in fixture: SQLiteStatementFixture) {
         let fresh = fixture.context()
         let (salary, statements) = fixture.selects { fresh.object(with: r.objectID).value(forKey: "salary") as? Int64 }
-        #expect(salary == 2_000_000, "the row the fetch read, not the older one")
+        #expect(salary == 2_000_000, "the row the read gave, not the older one")
         #expect(statements.isEmpty, "fired from the cache")
+    }
+
+    /// A fetch of more rows than the cache holds still replaces the rows it holds of the first
+    /// ones, so a fault fired after it sees what it read. (Only the last `capacity` rows went
+    /// into the cache before: an older row of one of the first ones could stay.) In WAL mode the
+    /// fetches run on the reader pool, outside the coordinator's lock; in rollback mode on the
+    /// store's own connection: two ways into the cache.
+    @Test(arguments: ["WAL", "DELETE"])
+    func aFetchPastTheCapacityReplacesTheOlderRowsTheCacheHolds(journalMode: String) throws {
+        let fixture = try SQLiteStatementFixture(standardData: false, options: [NSSQLitePragmasOption: ["journal_mode": journalMode]])
+        #expect(fixture.store.fetchesOutsideCoordinatorLock == (journalMode == "WAL"))
+        let (reader, held, r) = try Self.cachePastCapacity(fixture)
+
+        let all = fixture.request("Employee", sortedBy: nil)
+        all.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        #expect(try reader.fetch(all).count == fixture.store.rowCache.capacity + 2)
+
+        Self.expectNewerRowCached(r, in: fixture)
+        withExtendedLifetime(held) {}
+    }
+
+    /// The same for a relationship's prefetch, the third way rows go into the cache: its rows
+    /// come in primary-key order, R first.
+    @Test func aPrefetchPastTheCapacityReplacesTheOlderRowsTheCacheHolds() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let (reader, held, r) = try Self.cachePastCapacity(fixture)
+
+        let departments = fixture.request("Department")
+        departments.relationshipKeyPathsForPrefetching = ["employees"]
+        let (fetched, statements) = try fixture.selects { try reader.fetch(departments) }
+        #expect(fetched.count == 1)
+        #expect(statements.count == 2, "the departments, then their employees: \(statements)")
+
+        Self.expectNewerRowCached(r, in: fixture)
         withExtendedLifetime(held) {}
     }
 
