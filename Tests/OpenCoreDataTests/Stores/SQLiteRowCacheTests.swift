@@ -141,8 +141,9 @@ import Testing
     /// coordinator sets R's salary to 2,000,000, which the cache does not see.
     ///
     /// A read of every row, R first and S2 last, passes R and S(capacity + 2) before the last
-    /// `capacity` rows. S3 and S2, not cached, then evict S4 and S5, already read again: R's
-    /// place stays, with the row the read gave it.
+    /// `capacity` rows. The rows it then adds (S3 and S2, and the prefetch's department row,
+    /// read first) evict the oldest rows, S4 onwards, each already read again: R's place stays,
+    /// with the row the read gave it.
     private static func cachePastCapacity(_ fixture: SQLiteStatementFixture) throws
         -> (reader: NSManagedObjectContext, held: [NSManagedObject], r: NSManagedObject) {
         let capacity = fixture.store.rowCache.capacity
@@ -190,8 +191,9 @@ import Testing
         withExtendedLifetime(held) {}
     }
 
-    /// The same for a relationship's prefetch, the third way rows go into the cache: its rows
-    /// come in primary-key order, R first.
+    /// The same for a relationship's prefetch, the third read that puts its whole result into
+    /// the cache (reads by ID put in only the rows the cache lacks or holds stale): its rows come
+    /// in primary-key order, R first.
     @Test func aPrefetchPastTheCapacityReplacesTheOlderRowsTheCacheHolds() throws {
         let fixture = try SQLiteStatementFixture(standardData: false)
         let (reader, held, r) = try Self.cachePastCapacity(fixture)
