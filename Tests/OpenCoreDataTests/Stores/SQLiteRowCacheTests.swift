@@ -144,10 +144,11 @@ import Testing
     /// `capacity` rows. The rows it then adds (S3 and S2, and the prefetch's department row,
     /// read first) evict the oldest rows, S4 onwards, each already read again: R's place stays,
     /// with the row the read gave it.
+    /// `employees` are the employees' IDs in primary-key order, R's first.
     private static func cachePastCapacity(_ fixture: SQLiteStatementFixture) throws
-        -> (reader: NSManagedObjectContext, held: [NSManagedObject], r: NSManagedObject) {
+        -> (reader: NSManagedObjectContext, held: [NSManagedObject], r: NSManagedObject, employees: [NSManagedObjectID]) {
         let capacity = fixture.store.rowCache.capacity
-        try fixture.company.insertDepartment("Big", budget: 1, employees: [("R", 1_000_000)]
+        let (_, employees) = try fixture.company.insertDepartment("Big", budget: 1, employees: [("R", 1_000_000)]
             + (2...(capacity + 2)).reversed().map { ("S\($0)", Int64($0)) })
         fixture.forgetCachedRows()
 
@@ -161,7 +162,7 @@ import Testing
         #expect(held.count == capacity && fixture.store.rowCache.count == capacity)
 
         try change("R", setting: "salary", to: Int64(2_000_000), elsewhere: fixture)
-        return (reader, held, r)
+        return (reader, held, r, employees)
     }
 
     /// Fires R's fault in a fresh context: it must answer from the cache, with the newer row.
@@ -181,7 +182,7 @@ import Testing
     func aFetchPastTheCapacityReplacesTheOlderRowsTheCacheHolds(journalMode: String) throws {
         let fixture = try SQLiteStatementFixture(standardData: false, options: [NSSQLitePragmasOption: ["journal_mode": journalMode]])
         #expect(fixture.store.fetchesOutsideCoordinatorLock == (journalMode == "WAL"))
-        let (reader, held, r) = try Self.cachePastCapacity(fixture)
+        let (reader, held, r, _) = try Self.cachePastCapacity(fixture)
 
         let all = fixture.request("Employee", sortedBy: nil)
         all.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
@@ -196,13 +197,29 @@ import Testing
     /// in primary-key order, R first.
     @Test func aPrefetchPastTheCapacityReplacesTheOlderRowsTheCacheHolds() throws {
         let fixture = try SQLiteStatementFixture(standardData: false)
-        let (reader, held, r) = try Self.cachePastCapacity(fixture)
+        let (reader, held, r, _) = try Self.cachePastCapacity(fixture)
 
         let departments = fixture.request("Department")
         departments.relationshipKeyPathsForPrefetching = ["employees"]
         let (fetched, statements) = try fixture.selects { try reader.fetch(departments) }
         #expect(fetched.count == 1)
         #expect(statements.count == 2, "the departments, then their employees: \(statements)")
+
+        Self.expectNewerRowCached(r, in: fixture)
+        withExtendedLifetime(held) {}
+    }
+
+    /// The same for a read by ID that finds every cached row stale (read before now, with a
+    /// staleness interval of the least positive one): it reads them all again, R first, as a
+    /// context whose `stalenessInterval` is short reads the rows of its faults.
+    @Test func aReadByIDPastTheCapacityReplacesTheStaleRowsTheCacheHolds() throws {
+        let fixture = try SQLiteStatementFixture(standardData: false)
+        let (_, held, r, employees) = try Self.cachePastCapacity(fixture)
+        #expect(employees.first == r.objectID)
+
+        let read = try fixture.store.snapshots(for: employees, cachedWithin: .leastNonzeroMagnitude)
+        #expect(read.count == fixture.store.rowCache.capacity + 2)
+        #expect(read.first?.objectID == r.objectID, "rows come in primary-key order")
 
         Self.expectNewerRowCached(r, in: fixture)
         withExtendedLifetime(held) {}
