@@ -134,7 +134,7 @@ import Testing
         try writer.save()
     }
 
-    /// The cache of `fixture`'s store past its capacity, for the two tests below: department Big
+    /// The cache of `fixture`'s store past its capacity, for the three tests below: department Big
     /// with R (salary 1,000,000) and S(capacity + 2) ... S2 (their number as salary), in that
     /// primary-key order. The cache holds, in the order rows came in, S3 ... S(capacity + 2), then
     /// R in S3's place; `reader` holds their objects, so their rows stay. Then another
@@ -144,6 +144,7 @@ import Testing
     /// `capacity` rows. The rows it then adds (S3 and S2, and the prefetch's department row,
     /// read first) evict the oldest rows, S4 onwards, each already read again: R's place stays,
     /// with the row the read gave it.
+    ///
     /// `employees` are the employees' IDs in primary-key order, R's first.
     private static func cachePastCapacity(_ fixture: SQLiteStatementFixture) throws
         -> (reader: NSManagedObjectContext, held: [NSManagedObject], r: NSManagedObject, employees: [NSManagedObjectID]) {
