@@ -29,17 +29,6 @@ import Testing
         return request
     }
 
-    /// Sets the best paid employee's salary through another coordinator on `fixture`'s file,
-    /// past the fixture's store and its row cache.
-    private func setBestPaidSalary(_ salary: Int64, elsewhere fixture: SQLiteStatementFixture) throws {
-        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
-        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: fixture.store.url, options: nil)
-        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        writer.persistentStoreCoordinator = other
-        try #require(try writer.fetch(bestPaid()).first).setValue(salary, forKey: "salary")
-        try writer.save()
-    }
-
     @Test func walksInOrderOneStatementPerBatchKeepingTwoBatches() throws {
         let fixture = try fixture()
         let context = fixture.context()
@@ -127,7 +116,7 @@ extension FetchBatchSizeTests {
             all.returnsObjectsAsFaults = false
             #expect(try reader.fetch(all).count == Self.rows)
 
-            try setBestPaidSalary(555, elsewhere: fixture)
+            try fixture.changeElsewhere("E0", setting: "salary", to: Int64(555))
 
             let walker = fixture.context()
             walker.stalenessInterval = interval
@@ -239,7 +228,7 @@ extension FetchBatchSizeTests {
         byName.returnsObjectsAsFaults = false
         let id = try #require(try reader.fetch(byName).first).objectID
         #expect(fixture.store.rowCache.count == 1)
-        try setBestPaidSalary(555, elsewhere: fixture)
+        try fixture.changeElsewhere("E0", setting: "salary", to: Int64(555))
 
         let walker = fixture.context()
         walker.stalenessInterval = 0

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import OpenCoreData
 
 /// A SQLite store with the company model's standard data, contexts on its coordinator, and a
@@ -40,6 +41,21 @@ final class SQLiteStatementFixture {
         let before = selects.count
         let result = try body()
         return (result, Array(selects.dropFirst(before)))
+    }
+
+    /// Another coordinator on the store's file, opened with the same options, sets `key` of the
+    /// employee named `name` to `value`: a write this store's row cache does not see.
+    func changeElsewhere(_ name: String, setting key: String, to value: Any) throws {
+        let url = try #require(store.url)
+        let other = NSPersistentStoreCoordinator(managedObjectModel: coordinator.managedObjectModel)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: storeOptions)
+        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        writer.persistentStoreCoordinator = other
+        let byName = request("Employee")
+        byName.predicate = NSPredicate(format: "name == %@", name)
+        let employee = try #require(try writer.fetch(byName).first)
+        employee.setValue(value, forKey: key)
+        try writer.save()
     }
 
     func request(_ entityName: String, sortedBy key: String? = "name") -> NSFetchRequest<NSManagedObject> {

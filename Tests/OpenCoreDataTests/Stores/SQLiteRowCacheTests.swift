@@ -110,28 +110,13 @@ import Testing
         #expect(try second.fetch(request).count == 5)
         #expect(fixture.store.rowCache.hits - hits == 5, "every row came from the cache")
 
-        try Self.change("Ann", setting: "salary", to: Int64(321), elsewhere: fixture)
+        try fixture.changeElsewhere("Ann", setting: "salary", to: Int64(321))
 
         let before = fixture.store.rowCache.hits
         let third = fixture.context()
         let salaries = try third.fetch(request).compactMap { $0.value(forKey: "salary") as? Int64 }
         #expect(salaries.contains(321), "the changed row was read again")
         #expect(fixture.store.rowCache.hits - before == 4, "the four unchanged rows came from the cache")
-    }
-
-    /// Another coordinator on `fixture`'s file sets `key` of the employee named `name` to `value`:
-    /// a write this store's row cache does not see.
-    private static func change(_ name: String, setting key: String, to value: Any, elsewhere fixture: SQLiteStatementFixture) throws {
-        let url = try #require(fixture.store.url)
-        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
-        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: fixture.storeOptions)
-        let writer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        writer.persistentStoreCoordinator = other
-        let byName = fixture.request("Employee")
-        byName.predicate = NSPredicate(format: "name == %@", name)
-        let employee = try #require(try writer.fetch(byName).first)
-        employee.setValue(value, forKey: key)
-        try writer.save()
     }
 
     /// The cache of `fixture`'s store past its capacity, for the three tests below: department Big
@@ -162,7 +147,7 @@ import Testing
         let r = try #require(try reader.fetch(onlyR).first)
         #expect(held.count == capacity && fixture.store.rowCache.count == capacity)
 
-        try change("R", setting: "salary", to: Int64(2_000_000), elsewhere: fixture)
+        try fixture.changeElsewhere("R", setting: "salary", to: Int64(2_000_000))
         return (reader, held, r, employees)
     }
 
