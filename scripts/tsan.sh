@@ -7,7 +7,7 @@
 # 12 minutes when the machine is busy with other builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-filter="${1:-SharedEmptyStorageTests|ContextQueueTests|MainQueueContextTests|ContainerBackgroundTaskTests|ContextQueueStressTests|ConcurrencyDebugTests|ParentContextTests|MergePolicyTests|MergingChangesTests|SQLiteSharedStoreTests|SQLiteReaderPoolTests|QueryGenerationTests|RemoteChangeNotificationTests|UniquenessConstraintTests|PostgresConnectionBridgeTests}"
+filter="${1:-SharedEmptyStorageTests|ContextQueueTests|MainQueueContextTests|ContainerBackgroundTaskTests|ContextQueueStressTests|ConcurrencyDebugTests|ParentContextTests|MergePolicyTests|MergingChangesTests|SQLiteSharedStoreTests|SQLiteReaderPoolTests|QueryGenerationTests|RemoteChangeNotificationTests|UniquenessConstraintTests|PostgresConnectionBridgeTests|SQLiteRowCacheTests/anOlderReadCachedLastKeepsTheNewerRow}"
 start=$(date +%s)
 TSAN_OPTIONS="${TSAN_OPTIONS:-exitcode=66 second_deadlock_stack=1}" \
     swift test --sanitize=thread --scratch-path .build-tsan --filter "$filter"

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import OpenCoreData
 
@@ -151,11 +152,13 @@ import Testing
         return (reader, held, r, employees)
     }
 
-    /// Fires R's fault in a fresh context: it must answer from the cache, with the newer row.
-    private static func expectNewerRowCached(_ r: NSManagedObject, in fixture: SQLiteStatementFixture) {
+    /// Fires the fault of `employee` (R, unless another) in a fresh context: it must answer from
+    /// the cache, with the newer row, whose salary is `salary`.
+    private static func expectNewerRowCached(_ employee: NSManagedObject, salary expected: Int64 = 2_000_000,
+                                             in fixture: SQLiteStatementFixture) {
         let fresh = fixture.context()
-        let (salary, statements) = fixture.selects { fresh.object(with: r.objectID).value(forKey: "salary") as? Int64 }
-        #expect(salary == 2_000_000, "the row the read gave, not the older one")
+        let (salary, statements) = fixture.selects { fresh.object(with: employee.objectID).value(forKey: "salary") as? Int64 }
+        #expect(salary == expected, "the newer row, not the older one")
         #expect(statements.isEmpty, "fired from the cache")
     }
 
@@ -209,6 +212,62 @@ import Testing
 
         Self.expectNewerRowCached(r, in: fixture)
         withExtendedLifetime(held) {}
+    }
+
+    /// Two fetches of one row on two readers, with another coordinator's write between their
+    /// reads, may cache their rows in either order: the ``SQLiteRowCache/writeCount`` check sees
+    /// this store's saves only. The older read, cached last, must not replace the newer row. The
+    /// first fetch is held between its read and its caching (`SQLiteStore.rowsReadBeforeCaching`)
+    /// while the write and the second fetch land.
+    @Test func anOlderReadCachedLastKeepsTheNewerRow() throws {
+        let fixture = try SQLiteStatementFixture()
+        #expect(fixture.store.fetchesOutsideCoordinatorLock, "WAL mode: fetches run on the reader pool")
+        // Only the first fetch is held: it says it read, and waits. (A semaphore as that gate
+        // would trap when freed below its starting count.)
+        final class Gate: Sendable {
+            private let open = Mutex(true)
+            /// True for the first caller only.
+            func pass() -> Bool { open.withLock { isOpen in defer { isOpen = false }; return isOpen } }
+        }
+        let gate = Gate(), read = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0)
+        fixture.store.rowsReadBeforeCaching.withLock {
+            $0 = {
+                guard gate.pass() else { return }
+                read.signal()
+                resume.wait()
+            }
+        }
+        defer { fixture.store.rowsReadBeforeCaching.withLock { $0 = nil } }
+
+        // Written on the fetching thread before `done` is signalled, read after it is waited for.
+        final class Outcome: @unchecked Sendable {
+            var fetched = 0
+            var error: (any Error)?
+        }
+        let outcome = Outcome(), done = DispatchSemaphore(value: 0)
+        let coordinator = fixture.coordinator
+        DispatchQueue.global().async {
+            let first = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            first.persistentStoreCoordinator = coordinator
+            first.performAndWait {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+                request.predicate = NSPredicate(format: "name == 'Ann'")
+                do { outcome.fetched = try first.fetch(request).count } catch { outcome.error = error }
+            }
+            done.signal()
+        }
+        try #require(read.wait(timeout: .now() + 60) == .success, "the first fetch read Ann's row")
+
+        try fixture.changeElsewhere("Ann", setting: "salary", to: Int64(175))
+        let request = fixture.request("Employee")
+        request.predicate = NSPredicate(format: "name == 'Ann'")
+        let ann = try #require(try fixture.context().fetch(request).first)
+        #expect(fixture.store.rowCache.lookUp([ann.objectID]).found.map(\.version) == [2], "the second fetch cached the newer row")
+
+        resume.signal()
+        try #require(done.wait(timeout: .now() + 60) == .success, "the first fetch finished")
+        #expect(outcome.error == nil && outcome.fetched == 1)
+        Self.expectNewerRowCached(ann, salary: 175, in: fixture)
     }
 
     /// A save writes only the columns that changed, bumping `Z_OPT` with the version check; the

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The SQLite store (`NSSQLiteStoreType`): Core Data's on-disk schema (DESIGN decision 5) on
 /// GRDB, loading rows on demand.
@@ -93,6 +94,10 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The read-only connections fetches run on outside the coordinator's lock, started when
     /// the file is open in WAL mode (`SQLiteReaderPool.swift`).
     let readers = SQLiteReaderPool()
+
+    /// Run by a fetch on ``readers`` between reading its rows and caching them: how a test holds
+    /// one read back while a write and another read land. Nil (nothing run) outside tests.
+    let rowsReadBeforeCaching = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// The read connections of the query generations pinned on this store, not retained
     /// (`SQLiteStore+QueryGeneration.swift`). Guarded by `lock`.
@@ -468,6 +473,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func executeFetchOutsideCoordinatorLock(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult? {
         let writes = rowCache.writeCount
         guard let result = try readers.withReader({ try runFetch(request, on: $0, reusing: rowCache) }) else { return nil }
+        rowsReadBeforeCaching.withLock { $0 }?()
         if case .snapshots(let snapshots) = result {
             rowCache.insert(contentsOf: snapshots, ifNoWritesSince: writes)
         }
