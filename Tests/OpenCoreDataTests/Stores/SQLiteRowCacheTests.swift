@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import OpenCoreData
 
@@ -224,20 +223,23 @@ import Testing
         #expect(fixture.store.fetchesOutsideCoordinatorLock, "WAL mode: fetches run on the reader pool")
         // Only the first fetch is held: it says it read, and waits. (A semaphore as that gate
         // would trap when freed below its starting count.)
-        final class Gate: Sendable {
-            private let open = Mutex(true)
+        // (`NSLock`, not `Mutex`: ThreadSanitizer sees only the former.)
+        final class Gate: @unchecked Sendable {
+            private let lock = NSLock()
+            private var open = true // guarded by `lock`
             /// True for the first caller only.
-            func pass() -> Bool { open.withLock { isOpen in defer { isOpen = false }; return isOpen } }
+            func pass() -> Bool { lock.withLock { defer { open = false }; return open } }
         }
         let gate = Gate(), read = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0)
-        fixture.store.rowsReadBeforeCaching.withLock {
-            $0 = {
+        let store = fixture.store
+        store.lock.withLock {
+            store.rowsReadBeforeCaching = {
                 guard gate.pass() else { return }
                 read.signal()
                 resume.wait()
             }
         }
-        defer { fixture.store.rowsReadBeforeCaching.withLock { $0 = nil } }
+        defer { store.lock.withLock { store.rowsReadBeforeCaching = nil } }
 
         // Written on the fetching thread before `done` is signalled, read after it is waited for.
         final class Outcome: @unchecked Sendable {

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 
 /// The SQLite store (`NSSQLiteStoreType`): Core Data's on-disk schema (DESIGN decision 5) on
 /// GRDB, loading rows on demand.
@@ -97,7 +96,8 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     /// Run by a fetch on ``readers`` between reading its rows and caching them: how a test holds
     /// one read back while a write and another read land. Nil (nothing run) outside tests.
-    let rowsReadBeforeCaching = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Guarded by `lock`.
+    var rowsReadBeforeCaching: (@Sendable () -> Void)?
 
     /// The read connections of the query generations pinned on this store, not retained
     /// (`SQLiteStore+QueryGeneration.swift`). Guarded by `lock`.
@@ -473,7 +473,7 @@ open class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func executeFetchOutsideCoordinatorLock(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> StoreFetchResult? {
         let writes = rowCache.writeCount
         guard let result = try readers.withReader({ try runFetch(request, on: $0, reusing: rowCache) }) else { return nil }
-        rowsReadBeforeCaching.withLock { $0 }?()
+        lock.withLock { rowsReadBeforeCaching }?()
         if case .snapshots(let snapshots) = result {
             rowCache.insert(contentsOf: snapshots, ifNoWritesSince: writes)
         }
