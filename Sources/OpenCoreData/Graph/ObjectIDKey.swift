@@ -65,17 +65,12 @@ struct ObjectIDKey: Hashable, Sendable, PositionKey {
         bits &+ space &* 0xC2B2_AE3D_27D4_EB4F
     }
 
-    /// ``probeBits`` for a table that keeps runs of consecutive primary keys together
-    /// (``ObjectTable``): the primary key's low ``registryRunBits`` bits as they are, above them
-    /// the rest of the key plus the offset.
+    /// ``probeBits`` for a table that keeps runs of eight consecutive primary keys together
+    /// (``ObjectTable``): the primary key's low three bits as they are, above them the rest of
+    /// the key plus the offset.
     var runBits: UInt64 {
-        let run = Self.registryRunBits
-        return ((bits >> run) &+ space &* 0xC2B2_AE3D_27D4_EB4F) << run | bits & ((1 << run) - 1)
+        ((bits >> 3) &+ space &* 0xC2B2_AE3D_27D4_EB4F) << 3 | bits & 7
     }
-
-    /// How many low bits of the primary key ``runBits`` keeps as they are: runs of 64 keys, whose
-    /// control bytes fill one cache line.
-    static var registryRunBits: UInt64 { 6 }
 
     /// ``probeBits``, as a ``PositionBucket`` (``SnapshotsByID``) hashes it.
     var positionHashBits: UInt64 { probeBits }

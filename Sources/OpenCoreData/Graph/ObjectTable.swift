@@ -2,17 +2,12 @@
 /// ``LinearProbingTable``.
 ///
 /// IDs are found by their ``ObjectIDKey`` (equal keys, equal IDs), hashed by its folded bits
-/// (``ObjectIDKey/runBits``): no `Hasher` and no dynamic dispatch. 64 consecutive primary
-/// keys of an entity have consecutive home buckets (one cache line of control bytes), so
-/// registering, finding or forgetting a batch of rows in key order reads a few cache lines
-/// instead of one per ID (a million registered objects are far bigger than the caches). Runs
-/// of eight left a 500-row batch of a `fetchBatchSize` walk 63 places to miss the caches at
-/// in each of the table's two arrays: at full size the registry's lookups, registrations and
-/// removals took 29% of W5's time outside SQLite (sampled with `perf`), 13% with runs of 64.
-///
-/// Each bucket is one word, the object (unretained, as the registry holds it), whose
-/// ``NSManagedObject/objectID`` is the bucket's key, plus the table's control byte, which
-/// spares a probe reading the objects it passes.
+/// (``ObjectIDKey/runBits``): no `Hasher` and no dynamic dispatch. Eight consecutive primary
+/// keys of an entity have consecutive home buckets, so registering, finding or forgetting a
+/// batch of rows in key order reads a few cache lines instead of one per ID (a million
+/// registered objects are far bigger than the caches). Each bucket is one word, the object
+/// (unretained, as the registry holds it), whose ``NSManagedObject/objectID`` is the bucket's
+/// key, plus the table's control byte, which spares a probe reading the objects it passes.
 /// Holding the ID beside the object took a second word a bucket (16.8 MB of two million
 /// buckets, walking a million faults) to save reading the object on a match, which its finder
 /// reads next anyway. So an object's ID must not change while it is registered: the registry
@@ -40,7 +35,7 @@ struct ObjectTable {
             return object._withUnsafeGuaranteedRef { object in object.objectID === id || object.objectID.key == id.key }
         }
         static func hashBits(of key: NSManagedObjectID) -> UInt64 { key.key.runBits }
-        static var runBits: UInt64 { ObjectIDKey.registryRunBits }
+        static var runBits: UInt64 { 3 }
     }
 
     private var table = LinearProbingTable<Bucket>()

@@ -158,7 +158,7 @@ import Testing
         var hashBits: UInt64 { key?.runBits ?? 0 }
         func holds(_ key: ObjectIDKey) -> Bool { self.key == key }
         static func hashBits(of key: ObjectIDKey) -> UInt64 { key.runBits }
-        static var runBits: UInt64 { ObjectIDKey.registryRunBits }
+        static var runBits: UInt64 { 3 }
     }
 
     private func key(_ primaryKey: Int64, entity: UInt32 = 2) -> ObjectIDKey {
@@ -246,7 +246,7 @@ import Testing
     }
 
     /// Consecutive primary keys spread evenly whatever the store and entity: a lookup reads
-    /// about one bucket (runs of 64, the registry's, a few more). Keys folded by multiplying
+    /// about one bucket (runs of eight, the registry's, a few more). Keys folded by multiplying
     /// by the tables' own constant and XORing the store in took 17 to 46 buckets a lookup for
     /// some store numbers.
     @Test func consecutivePrimaryKeysSpreadEvenlyInEveryStore() {
@@ -261,26 +261,23 @@ import Testing
         }
     }
 
-    /// The registry's keys keep runs of 64 consecutive primary keys together (one cache line of
-    /// control bytes): their home buckets follow each other, so a batch of rows in key order
-    /// reads consecutive memory.
+    /// The registry's keys keep runs of eight consecutive primary keys together: their home
+    /// buckets follow each other, so a batch of rows in key order reads consecutive memory.
     @Test func consecutivePrimaryKeysGetConsecutiveBuckets() {
         var table = LinearProbingTable<KeyBucket>()
         table.reserveCapacity(1 << 16)
-        let run: UInt64 = 6, width = Int64(1) << run
-        let keys = (12 * width ..< 13 * width).map { ObjectIDKey(storeToken: 1, entityToken: 2, primaryKey: $0) }
+        let keys = (800..<808).map { ObjectIDKey(storeToken: 1, entityToken: 2, primaryKey: $0) }
         for key in keys {
             let (index, found) = table.insertionIndex(for: key)
             #expect(!found)
             table.occupy(index, with: KeyBucket(key))
         }
         let indices = keys.compactMap { table.index(of: $0) }
-        #expect(indices.count == Int(width))
+        #expect(indices.count == 8)
         #expect(zip(indices, indices.dropFirst()).allSatisfy { ($1 - $0) & (table.buckets.count - 1) == 1 }, "\(indices)")
-        // The next run, and another entity's, start elsewhere.
-        let next = ObjectIDKey(storeToken: 1, entityToken: 2, primaryKey: 13 * width)
-        let other = ObjectIDKey(storeToken: 1, entityToken: 3, primaryKey: 12 * width)
-        #expect(next.runBits >> run != keys[0].runBits >> run && other.runBits >> run != keys[0].runBits >> run)
+        // The next run of eight, and another entity's, start elsewhere.
+        let next = ObjectIDKey(storeToken: 1, entityToken: 2, primaryKey: 808), other = ObjectIDKey(storeToken: 1, entityToken: 3, primaryKey: 800)
+        #expect(next.runBits >> 3 != keys[0].runBits >> 3 && other.runBits >> 3 != keys[0].runBits >> 3)
     }
 }
 

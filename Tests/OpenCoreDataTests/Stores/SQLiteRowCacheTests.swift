@@ -220,33 +220,25 @@ import Testing
     /// while the write and the second fetch land.
     @Test func anOlderReadCachedLastKeepsTheNewerRow() throws {
         let fixture = try SQLiteStatementFixture()
-        #expect(fixture.store.fetchesOutsideCoordinatorLock, "WAL mode: fetches run on the reader pool")
+        try #require(fixture.store.fetchesOutsideCoordinatorLock, "WAL mode: fetches run on the reader pool")
         // Only the first fetch is held: it says it read, and waits. (A semaphore as that gate
         // would trap when freed below its starting count.)
-        // (`NSLock`, not `Mutex`: ThreadSanitizer sees only the former.)
-        final class Gate: @unchecked Sendable {
-            private let lock = NSLock()
-            private var open = true // guarded by `lock`
-            /// True for the first caller only.
-            func pass() -> Bool { lock.withLock { defer { open = false }; return open } }
-        }
-        let gate = Gate(), read = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0)
+        let gateOpen = Locked(true), read = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0)
         let store = fixture.store
         store.lock.withLock {
             store.rowsReadBeforeCaching = {
-                guard gate.pass() else { return }
+                guard gateOpen.withLock({ isOpen in defer { isOpen = false }; return isOpen }) else { return }
                 read.signal()
                 resume.wait()
             }
         }
-        defer { store.lock.withLock { store.rowsReadBeforeCaching = nil } }
-
-        // Written on the fetching thread before `done` is signalled, read after it is waited for.
-        final class Outcome: @unchecked Sendable {
-            var fetched = 0
-            var error: (any Error)?
+        // Whatever fails below, the held fetch is let go and the hook removed.
+        defer {
+            resume.signal()
+            store.lock.withLock { store.rowsReadBeforeCaching = nil }
         }
-        let outcome = Outcome(), done = DispatchSemaphore(value: 0)
+
+        let outcome = Locked<(fetched: Int, error: (any Error)?)>((0, nil)), done = DispatchSemaphore(value: 0)
         let coordinator = fixture.coordinator
         DispatchQueue.global().async {
             let first = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -254,7 +246,12 @@ import Testing
             first.performAndWait {
                 let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
                 request.predicate = NSPredicate(format: "name == 'Ann'")
-                do { outcome.fetched = try first.fetch(request).count } catch { outcome.error = error }
+                do {
+                    let count = try first.fetch(request).count
+                    outcome.withLock { $0.fetched = count }
+                } catch {
+                    outcome.withLock { $0.error = error }
+                }
             }
             done.signal()
         }
@@ -268,7 +265,8 @@ import Testing
 
         resume.signal()
         try #require(done.wait(timeout: .now() + 60) == .success, "the first fetch finished")
-        #expect(outcome.error == nil && outcome.fetched == 1)
+        let (fetched, error) = outcome.withLock { $0 }
+        #expect(error == nil && fetched == 1)
         Self.expectNewerRowCached(ann, salary: 175, in: fixture)
     }
 
